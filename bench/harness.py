@@ -1,0 +1,78 @@
+"""Benchmark plumbing: a throwaway database on the embedded server, timing and table printing."""
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+import uuid
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import AsyncIterator, Sequence
+
+import asyncpg
+from rich.console import Console
+from rich.table import Table
+
+from config import Settings, get_settings
+from knowledge.app import KnowledgeApp
+from knowledge.db.server import resolve_database_url
+
+console = Console()
+
+
+def _with_database(dsn: str, name: str) -> str:
+    base, _, query = dsn.partition("?")
+    base = base.rsplit("/", 1)[0] + "/" + name
+    return f"{base}?{query}" if query else base
+
+
+@asynccontextmanager
+async def scratch_app(settings: Settings | None = None, **open_kwargs) -> AsyncIterator[KnowledgeApp]:
+    """A KnowledgeApp on a new database that is dropped afterwards."""
+    settings = settings or get_settings()
+    server_dsn = resolve_database_url(settings)
+    name = f"bench_{uuid.uuid4().hex[:10]}"
+    admin = await asyncpg.connect(server_dsn)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    await admin.close()
+    app = await KnowledgeApp.open(settings, dsn=_with_database(server_dsn, name), progress=False, **open_kwargs)
+    try:
+        yield app
+    finally:
+        await app.close()
+        admin = await asyncpg.connect(server_dsn)
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+def percentile(values: Sequence[float], pct: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(pct / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def latency_summary(samples_ms: Sequence[float]) -> dict[str, float]:
+    return {"p50": percentile(samples_ms, 50), "p95": percentile(samples_ms, 95), "p99": percentile(samples_ms, 99),
+            "mean": statistics.fmean(samples_ms) if samples_ms else float("nan")}
+
+
+class Timer:
+    def __enter__(self) -> "Timer":
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self.start
+
+
+def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    table = Table(*columns, title=title)
+    for row in rows:
+        table.add_row(*(f"{c:.3f}" if isinstance(c, float) else str(c) for c in row))
+    console.print(table)
+
+
+def bench_data_dir() -> Path:
+    return Path(tempfile.gettempdir()) / "negentropy-bench"

@@ -1,0 +1,45 @@
+"""Shared CLI plumbing: run async commands, open the app, turn domain errors into clear messages."""
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from typing import Any, Awaitable, Callable
+
+import typer
+from rich.console import Console
+
+from knowledge.app import KnowledgeApp
+from knowledge.corpora import UnknownCorpusError
+from knowledge.db.server import DatabaseUnavailableError
+from knowledge.embedding import EmbeddingError
+from knowledge.ingest.documents import DocumentLoadError
+
+console = Console()
+err_console = Console(stderr=True)
+
+USER_ERRORS = (DatabaseUnavailableError, UnknownCorpusError, EmbeddingError, DocumentLoadError,
+               FileNotFoundError, PermissionError, ValueError)
+
+
+def fail(message: str) -> None:
+    err_console.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code=1)
+
+
+def run_async(func: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:
+    """Run an async command; known errors print one clear line and exit 1 instead of a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+        try:
+            return asyncio.run(func(*args, **kwargs))
+        except USER_ERRORS as exc:
+            fail(str(exc))
+
+    return wrapper
+
+
+async def open_app(progress: bool = True) -> KnowledgeApp:
+    return await KnowledgeApp.open(progress=progress)

@@ -1,0 +1,65 @@
+"""Wires the knowledge services together; the one production path used by the CLI, tools and tests."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from config import Settings, get_settings
+from knowledge.corpora import Corpus, CorpusRegistry
+from knowledge.db.database import Database
+from knowledge.embedding import Embedder, QueryEmbeddingCache, get_embedder
+from knowledge.ingest.documents import Document
+from knowledge.ingest.pipeline import IngestPipeline, IngestReport, NewChunk
+from knowledge.retrieval.legacy import legacy_search
+from knowledge.retrieval.results import SearchHit
+
+
+@dataclass
+class KnowledgeApp:
+    db: Database
+    settings: Settings
+    embedder: Embedder
+    corpora: CorpusRegistry
+    query_cache: QueryEmbeddingCache
+    progress: bool = True
+    pipeline: IngestPipeline = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.pipeline = IngestPipeline(self.db, self.embedder, post_ingest=[self._after_ingest],
+                                       progress=self.progress)
+
+    @classmethod
+    async def open(cls, settings: Settings | None = None, *, dsn: str | None = None,
+                   embedder: Embedder | None = None, progress: bool = True) -> "KnowledgeApp":
+        settings = settings or get_settings()
+        db = await Database.connect(settings, dsn=dsn)
+        embedder = embedder or get_embedder()
+        return cls(db=db, settings=settings, embedder=embedder, corpora=CorpusRegistry(db, settings.app_name),
+                   query_cache=QueryEmbeddingCache(embedder, settings.planner.cache_size), progress=progress)
+
+    async def close(self) -> None:
+        await self.db.close()
+
+    async def __aenter__(self) -> "KnowledgeApp":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _after_ingest(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
+        self.query_cache.clear()
+
+    async def ingest_path(self, corpus: Corpus, path: Path) -> IngestReport:
+        return await self.pipeline.ingest_path(corpus, path)
+
+    async def ingest_documents(self, corpus: Corpus, documents: Sequence[Document],
+                               extra_metadata: dict | None = None) -> IngestReport:
+        return await self.pipeline.ingest_documents(corpus, documents, extra_metadata)
+
+    async def legacy_search(self, query: str, corpus_ids: Iterable[object] | None,
+                            accessible_corpus_ids: Iterable[object], limit: int = 10) -> list[SearchHit]:
+        if not query.strip():
+            return []
+        embedding = self.query_cache.embed_query(query)
+        return await legacy_search(self.db, embedding, query, corpus_ids, accessible_corpus_ids, limit)

@@ -1,0 +1,94 @@
+"""Corpus registry: create, list and resolve corpora of one app."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from uuid import UUID
+
+import asyncpg
+
+from knowledge.db.database import Database
+from knowledge.db.queries import corpora as q
+
+_NAME_RE = re.compile(r"^[\w][\w\-]{0,62}$", re.UNICODE)
+
+
+class UnknownCorpusError(LookupError):
+    def __init__(self, names: list[str], known: list[str]) -> None:
+        self.names = names
+        self.known = known
+        listed = ", ".join(known) or "none yet"
+        super().__init__(f"unknown corpus {', '.join(repr(n) for n in names)}; known corpora: {listed}")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    id: UUID
+    app_name: str
+    name: str
+    label: str
+    description: str = ""
+    chunk_count: int = 0
+
+    @classmethod
+    def from_record(cls, row: asyncpg.Record) -> "Corpus":
+        return cls(id=row["id"], app_name=row["app_name"], name=row["name"], label=row["label"],
+                   description=row["description"], chunk_count=row.get("chunk_count", 0) or 0)
+
+
+def validate_corpus_name(name: str) -> str:
+    name = name.strip()
+    if not _NAME_RE.match(name):
+        raise ValueError(
+            f"invalid corpus name {name!r}: use 1-63 letters, digits, '_' or '-' (no spaces); put spaces in the label"
+        )
+    return name
+
+
+def default_label(name: str) -> str:
+    return " ".join(part.capitalize() for part in re.split(r"[_\-]+", name) if part) or name
+
+
+class CorpusRegistry:
+    def __init__(self, db: Database, app_name: str | None = None) -> None:
+        self.db = db
+        self.app_name = app_name or db.settings.app_name
+
+    async def create(self, name: str, label: str | None = None, description: str = "") -> Corpus:
+        """Create a corpus, or return the existing one of that name."""
+        name = validate_corpus_name(name)
+        async with self.db.connection() as conn:
+            row = await q.insert_corpus(conn, self.app_name, name, label or default_label(name), description)
+            if row is None:
+                row = await q.select_corpus_by_name(conn, self.app_name, name)
+        return Corpus.from_record(row)
+
+    async def list(self) -> list[Corpus]:
+        async with self.db.connection() as conn:
+            return [Corpus.from_record(r) for r in await q.select_corpora(conn, self.app_name)]
+
+    async def get(self, name: str) -> Corpus:
+        return (await self.resolve([name]))[0]
+
+    async def resolve(self, names: list[str]) -> list[Corpus]:
+        """Corpora by name or label (case-insensitive); UnknownCorpusError names every miss."""
+        corpora = await self.list()
+        index: dict[str, Corpus] = {}
+        for corpus in corpora:
+            index[corpus.name.casefold()] = corpus
+            index.setdefault(corpus.label.casefold(), corpus)
+        found, missing = [], []
+        for name in names:
+            corpus = index.get(name.strip().casefold())
+            if corpus is None:
+                missing.append(name)
+            elif corpus not in found:
+                found.append(corpus)
+        if missing:
+            raise UnknownCorpusError(missing, [c.name for c in corpora])
+        return found
+
+    async def by_ids(self, ids: list[UUID]) -> list[Corpus]:
+        async with self.db.connection() as conn:
+            rows = await q.select_corpora_by_ids(conn, ids)
+        return [Corpus.from_record(r) for r in rows if r["app_name"] == self.app_name]

@@ -1,0 +1,62 @@
+"""The application's handle on PostgreSQL: pool, migrations, and corpus-scoped read transactions."""
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from typing import AsyncIterator, Iterable
+from uuid import UUID
+
+import asyncpg
+
+from config import Settings, get_settings
+from knowledge.db.migrate import apply_migrations
+from knowledge.db.pool import create_pool
+from knowledge.db.server import resolve_database_url
+
+READER_ROLE = "negentropy_reader"
+
+
+class Database:
+    def __init__(self, pool: asyncpg.Pool, settings: Settings, dsn: str) -> None:
+        self.pool = pool
+        self.settings = settings
+        self.dsn = dsn
+
+    @classmethod
+    async def connect(cls, settings: Settings | None = None, *, dsn: str | None = None,
+                      migrate: bool = True, max_size: int = 10) -> "Database":
+        settings = settings or get_settings()
+        dsn = dsn or resolve_database_url(settings)
+        pool = await create_pool(dsn, max_size=max_size)
+        db = cls(pool, settings, dsn)
+        if migrate:
+            async with pool.acquire() as conn:
+                await apply_migrations(conn, settings.embedding_dimension)
+        return db
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    async def __aenter__(self) -> "Database":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[asyncpg.Connection]:
+        async with self.pool.acquire() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[asyncpg.Connection]:
+        async with self.pool.acquire() as conn, conn.transaction():
+            yield conn
+
+    @asynccontextmanager
+    async def scoped(self, accessible_corpus_ids: Iterable[UUID]) -> AsyncIterator[asyncpg.Connection]:
+        """A read-only transaction as the RLS-bound reader role that sees only the given corpora."""
+        ids = "{" + ",".join(str(UUID(str(i))) for i in accessible_corpus_ids) + "}"
+        async with self.pool.acquire() as conn, conn.transaction(readonly=True):
+            await conn.execute(f"SET LOCAL ROLE {READER_ROLE}")
+            await conn.execute("SELECT set_config('negentropy.accessible_corpus_ids', $1, true)", ids)
+            yield conn

@@ -1,0 +1,64 @@
+"""asyncpg connection pool with the pgvector codec registered on every connection."""
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+
+import asyncpg
+from pgvector.asyncpg import register_vector
+
+from knowledge.db.server import DatabaseUnavailableError
+
+CONNECT_TIMEOUT_SECONDS = 10.0
+
+
+async def _init_connection(conn: asyncpg.Connection) -> None:
+    await register_vector(conn)
+    for json_type in ("json", "jsonb"):
+        await conn.set_type_codec(json_type, encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+    # Filtered HNSW scans (corpus_id = ANY(...)) keep scanning until LIMIT rows pass the filter.
+    await conn.execute("SET hnsw.iterative_scan = strict_order; SET hnsw.ef_search = 100")
+
+
+async def ensure_vector_extension(dsn: str) -> None:
+    """Create pgvector if possible; fail clearly when the server does not ship it."""
+    conn = await _connect_once(dsn)
+    try:
+        available = await conn.fetchval("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+        if not available:
+            raise DatabaseUnavailableError(
+                "the PostgreSQL server has no pgvector extension ('vector'); install pgvector or unset "
+                "NE_DATABASE_URL to use the embedded server"
+            )
+        await conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    finally:
+        await conn.close()
+
+
+async def _connect_once(dsn: str) -> asyncpg.Connection:
+    try:
+        return await asyncpg.connect(dsn, timeout=CONNECT_TIMEOUT_SECONDS)
+    except (OSError, socket.gaierror, asyncio.TimeoutError, asyncpg.PostgresError,
+            asyncpg.InterfaceError) as exc:
+        raise DatabaseUnavailableError(f"cannot connect to PostgreSQL at {redact_dsn(dsn)}: {exc}") from exc
+
+
+async def create_pool(dsn: str, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
+    await ensure_vector_extension(dsn)
+    try:
+        return await asyncpg.create_pool(
+            dsn, min_size=min_size, max_size=max_size, init=_init_connection, timeout=CONNECT_TIMEOUT_SECONDS
+        )
+    except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        raise DatabaseUnavailableError(f"cannot open a pool to {redact_dsn(dsn)}: {exc}") from exc
+
+
+def redact_dsn(dsn: str) -> str:
+    """Hide the password part of a DSN in messages."""
+    if "@" not in dsn or "://" not in dsn:
+        return dsn
+    scheme, rest = dsn.split("://", 1)
+    credentials, host = rest.rsplit("@", 1)
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}" if ":" in credentials else f"{scheme}://{user}@{host}"

