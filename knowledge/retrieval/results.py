@@ -43,3 +43,24 @@ class SearchHit:
                               "target_corpus_id": str(self.bridge.target_corpus_id),
                               "description": self.bridge.describe()}
         return data
+
+
+@dataclass
+class StageTrace:
+    stage: str
+    seconds: float
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RetrievalResponse:
+    """What the one retrieval entry point returns."""
+
+    hits: list[SearchHit]
+    mode: str  # "empty" | "legacy" | "planner" | "fallback"
+    query_kind: str = "fact"
+    graph_expansion: bool = False
+    bridges: list[BridgePath] = field(default_factory=list)
+    trace: list[StageTrace] = field(default_factory=list)
+    fallback_reason: str | None = None
+    rejected_corpus_ids: list[str] = field(default_factory=list)

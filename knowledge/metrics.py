@@ -1,0 +1,31 @@
+"""Prometheus metrics of the knowledge layer (one registry; shown by `negentropy stats`)."""
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+
+canonical_link_total = Counter(
+    "canonical_link_total", "Canonical linker decisions by link_method", ["link_method"], registry=REGISTRY)
+canonical_review_queue_depth = Gauge(
+    "canonical_review_queue_depth", "Pending canonical review items", registry=REGISTRY)
+canonical_build_lag_seconds = Histogram(
+    "canonical_linker_build_lag_seconds", "Seconds from ingest commit to canonical links updated",
+    buckets=(0.1, 0.5, 1, 2, 5, 10, 30, 60, 120), registry=REGISTRY)
+planner_requests_total = Counter(
+    "planner_requests_total", "Retrieval requests by mode", ["mode"], registry=REGISTRY)
+planner_fallback_total = Counter(
+    "planner_fallback_total", "Planner runs that fell back to legacy search", ["reason"], registry=REGISTRY)
+planner_stage_seconds = Histogram(
+    "planner_stage_seconds", "Planner stage latency", ["stage"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 12), registry=REGISTRY)
+cross_corpus_expansion_total = Counter(
+    "cross_corpus_expansion_total", "Planner runs with graph expansion, by whether it added cross-corpus evidence",
+    ["added_evidence"], registry=REGISTRY)
+cross_corpus_path_length = Histogram(
+    "cross_corpus_path_length", "Bridge path length (hops) of graph-expanded evidence",
+    buckets=(1, 2, 3, 4), registry=REGISTRY)
+
+
+def render_metrics() -> bytes:
+    return generate_latest(REGISTRY)
