@@ -13,6 +13,7 @@ from knowledge.ingest.documents import Document
 from knowledge.ingest.pipeline import IngestPipeline, IngestReport, NewChunk
 from knowledge.retrieval.legacy import legacy_search
 from knowledge.retrieval.results import SearchHit
+from knowledge.retrieval.service import UnifiedRetrievalService
 
 
 @dataclass
@@ -24,8 +25,10 @@ class KnowledgeApp:
     query_cache: QueryEmbeddingCache
     progress: bool = True
     pipeline: IngestPipeline = field(init=False)
+    retrieval: UnifiedRetrievalService = field(init=False)
 
     def __post_init__(self) -> None:
+        self.retrieval = UnifiedRetrievalService(self.db, self.query_cache)
         self.pipeline = IngestPipeline(self.db, self.embedder, post_ingest=[self._after_ingest],
                                        progress=self.progress)
 
