@@ -27,10 +27,11 @@ def _with_database(dsn: str, name: str) -> str:
 
 
 @asynccontextmanager
-async def scratch_app(settings: Settings | None = None, **open_kwargs) -> AsyncIterator[KnowledgeApp]:
-    """A KnowledgeApp on a new database that is dropped afterwards."""
+async def scratch_app(settings: Settings | None = None, server_dsn: str | None = None,
+                      **open_kwargs) -> AsyncIterator[KnowledgeApp]:
+    """A KnowledgeApp on a new database (on ``server_dsn`` or the configured server) dropped afterwards."""
     settings = settings or get_settings()
-    server_dsn = resolve_database_url(settings)
+    server_dsn = server_dsn or resolve_database_url(settings)
     name = f"bench_{uuid.uuid4().hex[:10]}"
     admin = await asyncpg.connect(server_dsn)
     await admin.execute(f'CREATE DATABASE "{name}"')

@@ -1,0 +1,626 @@
+"""Pure Fellegi-Sunter entity resolution (no database).
+
+Three stages, following Fellegi & Sunter (1969):
+
+1. **Blocking** (:meth:`EntityResolver.candidate_pairs`): records that share a block key become
+   candidate pairs. Keys: the normalised name (``k:``), every name token of >= 2 characters that
+   is not a stopword or title (``t:``), character 3-grams of the normalised key (``g:``; 2-grams
+   for CJK keys, which are short; a pair found only through n-grams must share two of them), and
+   an acronym key (``a:``): the initials of a multi-token name
+   (with and without stopwords) or the key of a short single-token name, so ``IBM`` meets
+   ``International Business Machines``. Token and n-gram blocks with more than
+   ``max_block_size`` members are skipped (they are uninformative and quadratic); oversized
+   name-key and acronym blocks fall back to a sorted-neighbourhood window so exact duplicates
+   still chain together. Only new-new and new-existing pairs are produced.
+
+2. **Comparison** (:meth:`EntityResolver.compare`): each field is compared at one of a few
+   levels; level ``k`` contributes ``log2(m_k / u_k)`` where ``m_k = P(level | match)`` and
+   ``u_k = P(level | non-match)``. For the two-level acronym field the disagreement weight is
+   ``log2((1 - m) / (1 - u))``. Missing data (no embedding, no neighbours, no acronym shape)
+   contributes 0. ``u`` is the rate among *blocked* candidate pairs (which already share a
+   token or n-gram), not among random pairs, hence the fairly high ``u`` of the fuzzy levels.
+
+   ========== ===================================================== ======= ======= ========
+   field      level                                                 m       u       weight
+   ========== ===================================================== ======= ======= ========
+   name       exact: equal normalised key (diacritics, case,        0.55    0.001    +9.10
+              spacing, punctuation, legal/CJK company suffixes,
+              person titles, concept plurals ignored)
+   name       reordered: same tokens, other order (Lin Wei/Wei Lin) 0.03    0.0005   +5.91
+   name       jaro_winkler >= 0.92 on the keys                      0.14    0.012    +3.54
+   name       token: token_set_ratio >= 90, both >= 2 tokens        0.11    0.008    +3.78
+   name       partial: containment / partial_ratio >= 90 /          0.10    0.050    +1.00
+              single-token subset / abbreviated given name
+   name       disagree (also: numbers or roman numerals differ,     0.07    0.9285   -3.73
+              e.g. GPT-3 / GPT-4, World War I / II)
+   acronym    agree: one name is the initials of the other          0.04    0.0005   +6.32
+   acronym    disagree: one is acronym-shaped, initials differ      0.96    0.9995   -0.06
+   type       same type                                             0.92    0.25     +1.88
+   type       soft: one side OTHER or CONCEPT                       0.06    0.15     -1.32
+   type       confusable: ORG vs PRODUCT                            0.019   0.10     -2.40
+   type       hard: any other disagreement (ORG/FOOD, PERSON/PLACE) 0.001   0.50     -8.97
+   embedding  cosine >= 0.90                                        0.02    0.005    +2.00
+   embedding  0.75 <= cosine < 0.90                                 0.08    0.03     +1.42
+   embedding  0.50 <= cosine < 0.75                                 0.35    0.17     +1.04
+   embedding  cosine < 0.50                                         0.55    0.795    -0.53
+   neighbours jaccard >= 0.5                                        0.30    0.01     +4.91
+   neighbours 0 < jaccard < 0.5                                     0.40    0.09     +2.15
+   neighbours jaccard = 0 (both sides have neighbours)              0.30    0.90     -1.58
+   ========== ===================================================== ======= ======= ========
+
+   Within a field the m's and the u's each sum to 1. The name and acronym comparisons are not
+   conditionally independent (an acronym never agrees with its expansion as a string), so when the
+   acronym field agrees the name field is scored 0 instead of "disagree"/"partial", and the acronym
+   field is not scored at all when the names already agree as strings.
+
+   The embedding m/u describe embeddings of ``name: context sentence`` (all-MiniLM-L6-v2): the
+   context dominates, so the same entity mentioned in two different sentences typically scores
+   only 0.4-0.7 (median 0.45 on the labelled set, vs 0.40 for hard non-matches). The field is
+   therefore weak evidence: it ranks POSSIBLE pairs and nudges fuzzy names, it does not decide.
+
+3. **Classification**: ``weight >= match_threshold`` -> MATCH, ``>= possible_threshold`` ->
+   POSSIBLE, else NON_MATCH (defaults from ``get_settings().resolver``: 7.0 and 2.0; 7.0 is a
+   likelihood ratio of 128, i.e. ~95% posterior at a prior of ~1:7 among blocked pairs).
+   Consequences: an exact name with the same type (+11.0) is a MATCH on strings alone, and so
+   are an acronym (+8.2) and a reordered person name (+7.8) unless other evidence disagrees; a
+   fuzzy name with the same type (+5.4 / +5.7) stays POSSIBLE until a very close embedding or
+   shared neighbours confirm it; an exact name with a hard type conflict (+0.1) is a NON_MATCH,
+   with a soft one (OTHER/CONCEPT, +7.8) still a MATCH.
+
+Known limitations: the same name and type for two different referents (Georgia the country and
+the US state), or the same name with a soft type (Python the language / python the snake typed
+OTHER), can only be separated by embeddings/neighbours; nicknames (Bob/Robert), paraphrases
+(World War II / Second World War) and cross-script names (清华大学 / Tsinghua University) are missed.
+
+Benchmark: ``python -m bench.resolution`` (labelled pairs in ``tests/data/resolution_pairs.json``).
+"""
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+from typing import Collection, Iterable, Sequence
+
+import numpy as np
+from rapidfuzz import fuzz
+from rapidfuzz.distance import JaroWinkler
+
+from knowledge.graph.normalize import name_tokens, normalize_name
+
+__all__ = [
+    "Decision",
+    "EntityRecord",
+    "EntityResolver",
+    "FIELD_LEVELS",
+    "PairScore",
+    "level_weight",
+]
+
+# --------------------------------------------------------------------------------------------
+# data types
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EntityRecord:
+    id: int | str
+    name: str
+    type: str  # PERSON, ORG, PRODUCT, PLACE, EVENT, CONCEPT, FOOD, OTHER
+    # unit-normalised, 384-d, may be None; excluded from ==/hash (arrays are neither)
+    embedding: np.ndarray | None = field(default=None, compare=False, repr=False)
+    neighbours: frozenset[str] = frozenset()  # normalize_name() of related entities
+
+
+class Decision(str, Enum):
+    MATCH = "match"
+    POSSIBLE = "possible"
+    NON_MATCH = "non_match"
+
+
+@dataclass(frozen=True)
+class PairScore:
+    left_id: int | str
+    right_id: int | str
+    weight: float  # total log-likelihood ratio (log2)
+    components: dict[str, float]  # per comparison field
+    decision: Decision
+
+
+# --------------------------------------------------------------------------------------------
+# m/u table (see module docstring)
+# --------------------------------------------------------------------------------------------
+
+FIELD_LEVELS: dict[str, dict[str, tuple[float, float]]] = {
+    "name": {
+        "exact": (0.55, 0.001),
+        "reordered": (0.03, 0.0005),
+        "jaro_winkler": (0.14, 0.012),
+        "token": (0.11, 0.008),
+        "partial": (0.10, 0.050),
+        "disagree": (0.07, 0.9285),
+    },
+    "acronym": {
+        "agree": (0.04, 0.0005),
+        "disagree": (0.96, 0.9995),
+    },
+    "type": {
+        "same": (0.92, 0.25),
+        "soft": (0.06, 0.15),
+        "confusable": (0.019, 0.10),
+        "hard": (0.001, 0.50),
+    },
+    "embedding": {
+        "very_high": (0.02, 0.005),
+        "high": (0.08, 0.03),
+        "medium": (0.35, 0.17),
+        "low": (0.55, 0.795),
+    },
+    "neighbours": {
+        "high": (0.30, 0.01),
+        "some": (0.40, 0.09),
+        "none_shared": (0.30, 0.90),
+    },
+}
+
+
+def level_weight(field_name: str, level: str) -> float:
+    m, u = FIELD_LEVELS[field_name][level]
+    return math.log2(m / u)
+
+
+_WEIGHTS: dict[str, dict[str, float]] = {
+    f: {lvl: level_weight(f, lvl) for lvl in levels} for f, levels in FIELD_LEVELS.items()
+}
+
+COMPONENTS = ("name", "acronym", "type", "embedding", "neighbours")
+
+# comparison level cut-offs
+JW_THRESHOLD = 0.92
+TOKEN_SET_THRESHOLD = 90.0
+PARTIAL_THRESHOLD = 90.0
+EMB_VERY_HIGH = 0.90
+EMB_HIGH = 0.75
+EMB_LOW = 0.50
+NEIGHBOURS_HIGH = 0.5
+
+SOFT_TYPES = frozenset({"OTHER", "CONCEPT"})
+CONFUSABLE_TYPES = frozenset({frozenset({"ORG", "PRODUCT"})})
+
+# --------------------------------------------------------------------------------------------
+# name features
+# --------------------------------------------------------------------------------------------
+
+STOPWORDS = frozenset(
+    {
+        "the", "a", "an", "of", "and", "for", "in", "on", "at", "to", "by", "with", "from",
+        "de", "la", "le", "les", "du", "des", "der", "die", "das", "von", "van", "y", "el",
+    }
+)
+_TITLES = frozenset(
+    {
+        "dr", "doctor", "mr", "mrs", "ms", "mx", "miss", "prof", "professor", "sir", "dame",
+        "rev", "hon", "lord", "lady",
+    }
+)
+_CJK_TITLE_SUFFIXES = ("先生", "女士", "小姐", "博士", "教授", "老师", "医生")
+# company descriptors beyond normalize.strip_legal_suffix (which strips one CJK suffix only)
+_CJK_ORG_SUFFIXES = ("有限责任公司", "股份有限公司", "有限公司", "控股", "股份", "集团", "公司")
+_ROMAN = frozenset({"i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"})
+_DIGITS_RE = re.compile(r"\d+")
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _fold(text: str) -> str:
+    """Remove diacritics (São -> Sao) but keep CJK/Hangul intact."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFKC", stripped)
+
+
+def _strip_cjk(key: str, suffixes: Sequence[str]) -> str:
+    changed = True
+    while changed and key:
+        changed = False
+        for suffix in suffixes:
+            if key.endswith(suffix) and len(key) > len(suffix):
+                key = key[: -len(suffix)]
+                changed = True
+    return key
+
+
+@dataclass(frozen=True)
+class _NameFeatures:
+    key: str  # normalised key, diacritics folded, CJK company suffixes stripped
+    person_key: str  # key with leading titles / CJK honorifics removed
+    tokens: tuple[str, ...]  # folded tokens (legal suffix removed)
+    person_tokens: tuple[str, ...]
+    content_tokens: tuple[str, ...]  # tokens without stopwords / titles
+    initials: frozenset[str]  # initials of multi-token names (all tokens, content tokens)
+    acronym_shaped: bool  # a single short alphabetic token, e.g. IBM, WHO, P&G
+    numbers: frozenset[str]  # digit runs and roman-numeral tokens
+    cjk: bool
+    singular_key: str  # key with the last token singularised (concept plurals)
+
+
+@lru_cache(maxsize=65536)
+def _features(name: str) -> _NameFeatures:
+    folded = _fold(name)
+    key = normalize_name(folded)
+    tokens = tuple(name_tokens(folded))
+    cjk = bool(_CJK_RE.search(key))
+    if cjk:
+        key = _strip_cjk(key, _CJK_ORG_SUFFIXES)
+    person_tokens = tokens
+    while len(person_tokens) > 1 and person_tokens[0] in _TITLES:
+        person_tokens = person_tokens[1:]
+    person_key = normalize_name(" ".join(person_tokens)) if person_tokens != tokens else key
+    if cjk:
+        person_key = _strip_cjk(person_key, _CJK_TITLE_SUFFIXES)
+    content = tuple(t for t in tokens if t not in STOPWORDS and t not in _TITLES)
+    initials: set[str] = set()
+    if len(tokens) >= 2 and not cjk:
+        initials.add("".join(t[0] for t in tokens))
+        if len(content) >= 2:
+            initials.add("".join(t[0] for t in content))
+    acronym_shaped = (
+        not cjk
+        and 2 <= len(key) <= 6
+        and key.isalpha()
+        and (len(tokens) == 1 or all(len(t) == 1 for t in tokens))
+    )
+    numbers = set(_DIGITS_RE.findall(key))
+    numbers.update(t for t in tokens if t in _ROMAN and len(tokens) > 1)
+    return _NameFeatures(
+        key=key,
+        person_key=person_key or key,
+        tokens=tokens,
+        person_tokens=person_tokens,
+        content_tokens=content,
+        initials=frozenset(initials),
+        acronym_shaped=acronym_shaped,
+        numbers=frozenset(numbers),
+        cjk=cjk,
+        singular_key=_singular_key(tokens) if tokens and not cjk else key,
+    )
+
+
+def _singularise(token: str) -> str:
+    if len(token) > 4 and token.endswith("ies"):
+        return token[:-3] + "y"
+    if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    return token
+
+
+def _singular_key(tokens: tuple[str, ...]) -> str:
+    return normalize_name(" ".join(tokens[:-1] + (_singularise(tokens[-1]),)))
+
+
+def _abbreviated_given_names(ta: Sequence[str], tb: Sequence[str]) -> bool:
+    """Same surname, every other token a prefix of its counterpart: Tim Cook / Timothy Cook,
+    J. Smith / John Smith."""
+    if len(ta) != len(tb) or len(ta) < 2 or ta[-1] != tb[-1]:
+        return False
+    return all(x.startswith(y) or y.startswith(x) for x, y in zip(ta[:-1], tb[:-1]))
+
+
+def _ngrams(key: str, n: int) -> set[str]:
+    if len(key) <= n:
+        return {key} if key else set()
+    return {key[i : i + n] for i in range(len(key) - n + 1)}
+
+
+def _block_keys(record: EntityRecord) -> set[str]:
+    f = _features(record.name)
+    keys: set[str] = set()
+    for k in {f.key, f.person_key} if _type(record) == "PERSON" else {f.key}:
+        if not k:
+            continue
+        keys.add("k:" + k)
+        keys.update("g:" + g for g in _ngrams(k, 2 if f.cjk else 3))
+    for t in f.tokens:
+        if len(t) >= 2 and t not in STOPWORDS and t not in _TITLES:
+            keys.add("t:" + t)
+    keys.update("a:" + i for i in f.initials)
+    if f.acronym_shaped:
+        keys.add("a:" + f.key)
+    return keys
+
+
+# --------------------------------------------------------------------------------------------
+# the resolver
+# --------------------------------------------------------------------------------------------
+
+
+def _type(record: EntityRecord) -> str:
+    return (record.type or "OTHER").strip().upper()
+
+
+def _id_key(value: int | str) -> tuple[str, str]:
+    return (type(value).__name__, str(value))
+
+
+class _UnionFind:
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+class EntityResolver:
+    """Fellegi-Sunter resolver; stateless apart from the ids of the last ``resolve`` call's
+    existing records (used by :meth:`clusters` to choose representatives)."""
+
+    def __init__(
+        self,
+        match_threshold: float | None = None,
+        possible_threshold: float | None = None,
+        *,
+        max_block_size: int = 200,
+        window: int = 5,
+    ) -> None:
+        if match_threshold is None or possible_threshold is None:
+            from config.settings import get_settings
+
+            settings = get_settings().resolver
+            if match_threshold is None:
+                match_threshold = settings.match_threshold
+            if possible_threshold is None:
+                possible_threshold = settings.possible_threshold
+        if possible_threshold > match_threshold:
+            raise ValueError("possible_threshold must not exceed match_threshold")
+        self.match_threshold = float(match_threshold)
+        self.possible_threshold = float(possible_threshold)
+        self.max_block_size = max_block_size
+        self.window = window
+        self._last_existing_ids: frozenset[tuple[str, str]] = frozenset()
+
+    # ---------------------------------------------------------------- stage 1: blocking
+    def candidate_pairs(
+        self, new: Sequence[EntityRecord], existing: Sequence[EntityRecord]
+    ) -> list[tuple[EntityRecord, EntityRecord]]:
+        """Pairs among ``new`` and between ``new`` and ``existing`` sharing a block key.
+
+        Never existing-existing, never a record with itself (same id), each unordered pair once.
+        New-existing pairs are oriented ``(new, existing)``; order is deterministic.
+        """
+        records = list(new) + list(existing)
+        n_new = len(new)
+        blocks: dict[str, list[int]] = {}
+        n_grams: list[int] = []
+        for pos, record in enumerate(records):
+            keys = _block_keys(record)
+            n_grams.append(sum(k[0] == "g" for k in keys))
+            for key in keys:
+                blocks.setdefault(key, []).append(pos)
+
+        seen_ids: dict[tuple[str, str], int] = {}
+        canonical: list[int] = []  # position of the first record with this id
+        for pos, record in enumerate(records):
+            canonical.append(seen_ids.setdefault(_id_key(record.id), pos))
+
+        pairs: set[tuple[int, int]] = set()
+        gram_pairs: Counter[tuple[int, int]] = Counter()
+
+        def add(i: int, j: int, target=pairs) -> None:
+            i, j = canonical[i], canonical[j]  # a record passed twice counts once
+            if i > j:
+                i, j = j, i
+            if i >= n_new:  # both existing
+                return
+            if i == j:  # self pair (same id)
+                return
+            if target is pairs:
+                pairs.add((i, j))
+            else:
+                gram_pairs[(i, j)] += 1
+
+        for key, members in blocks.items():
+            if len(members) < 2:
+                continue
+            if len(members) > self.max_block_size:
+                if key[0] not in "ka":
+                    continue
+                # sorted neighbourhood: exact-key/acronym duplicates still chain together
+                for idx, i in enumerate(members):
+                    for j in members[idx + 1 : idx + 1 + self.window]:
+                        add(i, j)
+                continue
+            if members[0] >= n_new:
+                continue  # existing records only
+            target = gram_pairs if key[0] == "g" else pairs
+            for idx, i in enumerate(members):
+                if i >= n_new:
+                    break  # positions are ascending: the rest are existing
+                for j in members[idx + 1 :]:
+                    add(i, j, target)
+
+        # q-gram count filter: a pair found only through n-gram blocks must share at least two
+        # n-grams (or all of the shorter key's, for keys of one n-gram)
+        for (i, j), shared in gram_pairs.items():
+            if shared >= 2 or shared >= min(n_grams[i], n_grams[j]):
+                pairs.add((i, j))
+
+        return [(records[i], records[j]) for i, j in sorted(pairs)]
+
+    # ---------------------------------------------------------------- stage 2: comparison
+    @staticmethod
+    def name_level(a: EntityRecord, b: EntityRecord) -> str:
+        fa, fb = _features(a.name), _features(b.name)
+        type_a, type_b = _type(a), _type(b)
+        person = type_a == "PERSON" or type_b == "PERSON"
+        ka, kb = (fa.person_key, fb.person_key) if person else (fa.key, fb.key)
+        ta, tb = (fa.person_tokens, fb.person_tokens) if person else (fa.tokens, fb.tokens)
+        if not ka or not kb:
+            return "disagree"
+        if fa.numbers and fb.numbers and fa.numbers != fb.numbers:
+            return "disagree"  # GPT-3 / GPT-4, Boeing 737 / 747, World War I / II
+        if ka == kb:
+            return "exact"
+        if type_a in SOFT_TYPES and type_b in SOFT_TYPES and fa.singular_key == fb.singular_key:
+            return "exact"  # concept plurals: "large language models" / "large language model"
+        if len(ta) >= 2 and sorted(ta) == sorted(tb):
+            return "reordered"  # "Lin Wei" / "Wei Lin", "Smith John"
+        if JaroWinkler.similarity(ka, kb) >= JW_THRESHOLD:
+            return "jaro_winkler"
+        sa, sb = " ".join(ta), " ".join(tb)
+        token_set = fuzz.token_set_ratio(sa, sb)
+        if token_set >= TOKEN_SET_THRESHOLD and min(len(ta), len(tb)) >= 2:
+            return "token"
+        if (
+            token_set >= TOKEN_SET_THRESHOLD
+            or (min(len(ka), len(kb)) >= (2 if fa.cjk or fb.cjk else 3) and (ka in kb or kb in ka))
+            or (min(len(ka), len(kb)) >= 4 and fuzz.partial_ratio(ka, kb) >= PARTIAL_THRESHOLD)
+            or (person and _abbreviated_given_names(ta, tb))
+        ):
+            return "partial"
+        return "disagree"
+
+    @staticmethod
+    def acronym_level(a: EntityRecord, b: EntityRecord) -> str | None:
+        fa, fb = _features(a.name), _features(b.name)
+        applicable = False
+        for short, long_ in ((fa, fb), (fb, fa)):
+            if short.acronym_shaped and long_.initials:
+                applicable = True
+                if short.key in long_.initials:
+                    return "agree"
+        return "disagree" if applicable else None
+
+    @staticmethod
+    def type_level(a: EntityRecord, b: EntityRecord) -> str:
+        ta, tb = _type(a), _type(b)
+        if ta == tb:
+            return "same"
+        if ta in SOFT_TYPES or tb in SOFT_TYPES:
+            return "soft"
+        if frozenset({ta, tb}) in CONFUSABLE_TYPES:
+            return "confusable"
+        return "hard"
+
+    @staticmethod
+    def embedding_level(a: EntityRecord, b: EntityRecord) -> str | None:
+        if a.embedding is None or b.embedding is None:
+            return None
+        va, vb = np.asarray(a.embedding, dtype=np.float32), np.asarray(b.embedding, dtype=np.float32)
+        if va.shape != vb.shape:
+            return None
+        norm = math.sqrt(float(np.dot(va, va)) * float(np.dot(vb, vb)))
+        if norm == 0.0:
+            return None
+        cos = float(np.dot(va, vb)) / norm  # robust to not-quite-unit vectors
+        if cos >= EMB_VERY_HIGH:
+            return "very_high"
+        if cos >= EMB_HIGH:
+            return "high"
+        if cos >= EMB_LOW:
+            return "medium"
+        return "low"
+
+    @staticmethod
+    def neighbours_level(a: EntityRecord, b: EntityRecord) -> str | None:
+        if not a.neighbours or not b.neighbours:
+            return None
+        inter = len(a.neighbours & b.neighbours)
+        jaccard = inter / len(a.neighbours | b.neighbours)
+        if jaccard >= NEIGHBOURS_HIGH:
+            return "high"
+        if inter:
+            return "some"
+        return "none_shared"
+
+    def classify(self, weight: float) -> Decision:
+        if weight >= self.match_threshold:
+            return Decision.MATCH
+        if weight >= self.possible_threshold:
+            return Decision.POSSIBLE
+        return Decision.NON_MATCH
+
+    def compare(self, a: EntityRecord, b: EntityRecord) -> PairScore:
+        name = self.name_level(a, b)
+        # name and acronym are dependent: the acronym is only scored when the strings disagree,
+        # and when it agrees it replaces the name disagreement
+        acronym = self.acronym_level(a, b) if name in ("disagree", "partial") else None
+        components = dict.fromkeys(COMPONENTS, 0.0)
+        if acronym != "agree":
+            components["name"] = _WEIGHTS["name"][name]
+        if acronym is not None:
+            components["acronym"] = _WEIGHTS["acronym"][acronym]
+        components["type"] = _WEIGHTS["type"][self.type_level(a, b)]
+        emb = self.embedding_level(a, b)
+        if emb is not None:
+            components["embedding"] = _WEIGHTS["embedding"][emb]
+        nb = self.neighbours_level(a, b)
+        if nb is not None:
+            components["neighbours"] = _WEIGHTS["neighbours"][nb]
+        weight = sum(components.values())
+        return PairScore(a.id, b.id, weight, components, self.classify(weight))
+
+    # ---------------------------------------------------------------- stage 3: classification
+    def resolve(
+        self, new: Sequence[EntityRecord], existing: Sequence[EntityRecord] = ()
+    ) -> list[PairScore]:
+        """Score every candidate pair (all decisions). Existing records are only compared with
+        new ones, so repeated incremental calls never re-score existing-existing pairs."""
+        self._last_existing_ids = frozenset(_id_key(r.id) for r in existing)
+        return [self.compare(a, b) for a, b in self.candidate_pairs(new, existing)]
+
+    def clusters(
+        self,
+        records: Sequence[EntityRecord],
+        scores: Iterable[PairScore],
+        existing_ids: Collection[int | str] | None = None,
+    ) -> list[list[EntityRecord]]:
+        """Connected components of the MATCH pairs over ``records`` (singletons included).
+
+        Pass every record that appears in ``scores`` (new and existing). The first record of
+        each cluster is its representative: an existing record if the cluster has one (ids in
+        ``existing_ids``; default: the existing records of the last :meth:`resolve` call), else
+        the record whose name is most frequent in the cluster, then the longest name, then the
+        earliest. Other members keep input order; clusters are ordered by their earliest member.
+        """
+        if existing_ids is None:
+            existing = self._last_existing_ids
+        else:
+            existing = frozenset(_id_key(i) for i in existing_ids)
+        position: dict[tuple[str, str], int] = {}
+        for pos, record in enumerate(records):
+            position.setdefault(_id_key(record.id), pos)
+        uf = _UnionFind(len(records))
+        for score in scores:
+            if score.decision is not Decision.MATCH:
+                continue
+            i = position.get(_id_key(score.left_id))
+            j = position.get(_id_key(score.right_id))
+            if i is not None and j is not None:
+                uf.union(i, j)
+        groups: dict[int, list[int]] = {}
+        for pos, record in enumerate(records):
+            if position[_id_key(record.id)] != pos:
+                continue  # duplicate id in input
+            groups.setdefault(uf.find(pos), []).append(pos)
+
+        result: list[list[EntityRecord]] = []
+        for members in sorted(groups.values(), key=lambda m: m[0]):
+            names = Counter(records[i].name for i in members)
+
+            def rank(i: int) -> tuple:
+                r = records[i]
+                return (_id_key(r.id) not in existing, -names[r.name], -len(r.name), i)
+
+            rep = min(members, key=rank)
+            result.append([records[rep]] + [records[i] for i in members if i != rep])
+        return result
