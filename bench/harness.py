@@ -17,7 +17,7 @@ from config import Settings, get_settings
 from knowledge.app import KnowledgeApp
 from knowledge.db.server import resolve_database_url
 
-console = Console()
+console = Console(width=220)
 
 
 def _with_database(dsn: str, name: str) -> str:

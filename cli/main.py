@@ -7,6 +7,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
+from cli.bench import bench_app
 from cli.common import console, fail, open_app, run_async
 from cli.demo import run_demo
 from knowledge.retrieval.results import SearchHit
@@ -15,6 +16,7 @@ app = typer.Typer(help="Negentropy: federated knowledge graph and cross-corpus h
                   no_args_is_help=True, pretty_exceptions_enable=False)
 corpus_app = typer.Typer(help="Create and list corpora.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
+app.add_typer(bench_app, name="bench")
 
 
 @corpus_app.command("create")

@@ -1,0 +1,35 @@
+"""``negentropy bench``: the retrieval quality and latency benchmarks."""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+bench_app = typer.Typer(help="Benchmarks on real multi-hop data (tables, ratios against same-run baselines).",
+                        no_args_is_help=True)
+
+
+@bench_app.command("multihop")
+def multihop(splits: List[int] = typer.Option([1, 3], "--split", help="Number of corpora (repeat)"),
+             limit_questions: Optional[int] = typer.Option(None, help="Only the first N questions"),
+             questions: Optional[str] = typer.Option(None, help="Questions file (MuSiQue or HotpotQA format)"),
+             corpus: Optional[str] = typer.Option(None, help="Corpus file of {title, text} records")) -> None:
+    """Recall@2/5/10 and MRR for BM25, dense, kb_rrf hybrid, legacy and the HybridPlanner."""
+    from bench.multihop import DEFAULT_DATA, main
+
+    argv = ["--questions", questions or str(DEFAULT_DATA / "questions_dev.json"),
+            "--splits", *map(str, splits)]
+    if corpus or not questions:
+        argv += ["--corpus", corpus or str(DEFAULT_DATA / "corpus.json")]
+    if limit_questions:
+        argv += ["--limit-questions", str(limit_questions)]
+    main(argv)
+
+
+@bench_app.command("latency")
+def latency(sizes: List[int] = typer.Option([1000, 10000, 50000], "--size", help="Total chunks (repeat)"),
+            queries: int = typer.Option(50, help="Number of questions timed per size")) -> None:
+    """P50/P95/P99 of legacy vs planner at growing sizes over 5 corpora, with ingest throughput."""
+    from bench.latency import main
+
+    main(["--sizes", *map(str, sizes), "--queries", str(queries)])
