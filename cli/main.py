@@ -5,11 +5,19 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from cli.bench import bench_app
+from cli.canonical import canonical_app
 from cli.common import console, fail, open_app, run_async
+from cli.context import card_app, eval_app, person_errors, print_gap, print_search_explain, topology_app
 from cli.demo import run_demo
+from cli.graph import graph_app
+from cli.ingest_group import DEFAULT_COMMAND, ingest_group, retry_buffer
+from cli.mcp import register as register_mcp_commands
+from cli.stats import stats
+from knowledge.retrieval.planner.explain import bridge_lines
 from knowledge.retrieval.results import SearchHit
 
 app = typer.Typer(help="Negentropy: federated knowledge graph and cross-corpus hybrid retrieval.",
@@ -17,6 +25,16 @@ app = typer.Typer(help="Negentropy: federated knowledge graph and cross-corpus h
 corpus_app = typer.Typer(help="Create and list corpora.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
 app.add_typer(bench_app, name="bench")
+app.add_typer(canonical_app, name="canonical")
+app.add_typer(graph_app, name="graph")
+app.command("stats")(stats)
+ingest_app = ingest_group()
+app.add_typer(ingest_app, name="ingest")
+ingest_app.command("retry-buffer")(retry_buffer)
+register_mcp_commands(app)
+app.add_typer(topology_app, name="topology")
+app.add_typer(card_app, name="card")
+app.add_typer(eval_app, name="eval")
 
 
 @corpus_app.command("create")
@@ -48,7 +66,7 @@ def print_ingest_report(report) -> None:
         console.print(f"  [red]skipped[/] {error.source_uri}: {error.message}")
 
 
-@app.command("ingest")
+@ingest_app.command(DEFAULT_COMMAND, hidden=True)
 @run_async
 async def ingest(path: Path, corpus: str = typer.Option(..., "--corpus", "-c", help="Target corpus name"),
                  create: bool = typer.Option(True, help="Create the corpus if it does not exist")) -> None:
@@ -76,19 +94,50 @@ def print_hits(hits: list[SearchHit]) -> None:
 
 @app.command("search")
 @run_async
+@person_errors
 async def search(query: str, corpus: List[str] = typer.Option([], "--corpus", "-c", help="Corpus names (repeat)"),
-                 limit: int = typer.Option(10, "--limit", "-k")) -> None:
-    """Search one or more corpora."""
+                 limit: int = typer.Option(10, "--limit", "-k"),
+                 as_: Optional[str] = typer.Option(None, "--as", help="Search as this person of the workspace "
+                                                   "topology (their permission view); default: the local "
+                                                   "operator, who reads every corpus"),
+                 explain: bool = typer.Option(False, "--explain", help="Show the Context Router's scores and the "
+                                              "retrieval trace"),
+                 strict_scope: bool = typer.Option(False, "--strict-scope", help="Graph expansion never brings "
+                                                   "evidence from corpora that were not searched")) -> None:
+    """Search the named corpora, or (none named) the 1-3 libraries the Context Router picks."""
     if not query.strip():
         fail("the query is empty")
     async with await open_app() as kapp:
-        accessible = [c.id for c in await kapp.corpora.list()]
-        requested = [c.id for c in await kapp.corpora.resolve(corpus)] if corpus else None
-        hits = await kapp.legacy_search(query, requested, accessible, limit)
-    if not hits:
+        result = await kapp.router.search(query, person_id=as_, corpus_names=corpus, limit=limit,
+                                          strict_scope=strict_scope)
+    if explain:
+        print_search_explain(result)
+    if result.response.fallback_reason:
+        console.print(f"[yellow]planner fell back to legacy search:[/] {escape(result.response.fallback_reason)}",
+                      highlight=False)
+    if result.guarded.rejected_corpus_ids:
+        console.print(f"[yellow]not in {result.view.who}'s permission view, not searched:[/] "
+                      f"{len(result.guarded.rejected_corpus_ids)} of the named corpora")
+    print_gap(result.gap)
+    if not result.hits:
         console.print("no results")
         return
-    print_hits(hits)
+    print_hits(result.hits)
+    links = bridge_lines(result.response)
+    if links:
+        console.print("[bold]cross-corpus links[/]")
+        for line in links:
+            console.print(f"  {line}", markup=False, highlight=False)
+
+
+@app.command("serve")
+def serve(host: str = typer.Option("127.0.0.1", help="Interface to bind (loopback by default)"),
+          port: int = typer.Option(8000, help="TCP port"),
+          user: str = typer.Option("local", help="Person the agent acts for (no sign-in yet)")) -> None:
+    """Serve the agent over AG-UI (SSE at /agent, /health); conversations persist in PostgreSQL."""
+    from cli.serve import serve as run_server
+
+    run_server(host, port, user)
 
 
 @app.command("demo")

@@ -43,6 +43,44 @@ class ChunkingSettings(BaseModel):
     chunk_overlap: int = 120
 
 
+class GatewaySettings(BaseModel):
+    """The tool gateway in front of every MCP and ADK tool call (DESIGN.md section 8)."""
+
+    rate_per_second: float = 5.0
+    rate_burst: int = 20
+    max_request_bytes: int = 65_536  # a full knowledge card (20k characters, CJK too) fits
+    max_query_chars: int = 2_000
+    max_results: int = 25
+    max_chunk_chars: int = 4_000
+    max_result_chars: int = 60_000
+    max_document_chunks: int = 50
+
+
+class McpSettings(BaseModel):
+    host: str = "127.0.0.1"
+    port: int = 8765
+    # The API token of the stdio caller (an MCP client passes it in the server's environment);
+    # HTTP callers send ``Authorization: Bearer <token>`` on every request instead.
+    token: str | None = None
+
+
+class RouterSettings(BaseModel):
+    """Context Router (DESIGN.md section 8): which 1-3 visible libraries a question loads."""
+
+    max_libraries: int = 3
+    probe_limit: int = 3
+    # best probe similarity below this is "thin evidence" -> a knowledge gap with the owner to ask
+    min_relevance: float = 0.35
+    # a further library that covers a query term the chosen ones miss joins when this close to the best
+    relevance_margin: float = 0.08
+    freshness_half_life_days: float = 180.0
+    relevance_weight: float = 0.6
+    freshness_weight: float = 0.05
+    owner_confidence_weight: float = 0.1
+    task_fit_weight: float = 0.1
+    cost_weight: float = 0.1
+
+
 class ApprovalPolicy(str, Enum):
     per_tool = "per_tool"
     always = "always"
@@ -70,6 +108,11 @@ class Settings(BaseSettings):
     linker: LinkerSettings = Field(default_factory=LinkerSettings)
     resolver: ResolverSettings = Field(default_factory=ResolverSettings)
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    gateway: GatewaySettings = Field(default_factory=GatewaySettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    router: RouterSettings = Field(default_factory=RouterSettings)
+    # workspace topology JSON (people, libraries, permission views); unset: the shipped demo topology
+    topology_path: Path | None = None
 
     @property
     def postgres_dir(self) -> Path:

@@ -6,9 +6,15 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from config import Settings, get_settings
+from knowledge.canonical.layer import CanonicalLayer
+from knowledge.context.cards import KnowledgeCards
+from knowledge.context.permissions import AccessResolver
+from knowledge.context.router import ContextRouter
 from knowledge.corpora import Corpus, CorpusRegistry
 from knowledge.db.database import Database
 from knowledge.embedding import Embedder, QueryEmbeddingCache, get_embedder
+from knowledge.graph.builder import GraphBuildReport, GraphBuilder
+from knowledge.graph.global_search import GlobalSearchResult, search_knowledge_graph_global
 from knowledge.ingest.documents import Document
 from knowledge.ingest.pipeline import IngestPipeline, IngestReport, NewChunk
 from knowledge.retrieval.legacy import legacy_search
@@ -26,10 +32,24 @@ class KnowledgeApp:
     progress: bool = True
     pipeline: IngestPipeline = field(init=False)
     retrieval: UnifiedRetrievalService = field(init=False)
+    graph: GraphBuilder = field(init=False)
+    canonical: CanonicalLayer = field(init=False)
+    access: AccessResolver = field(init=False)
+    router: ContextRouter = field(init=False)
+    cards: KnowledgeCards = field(init=False)
 
     def __post_init__(self) -> None:
         self.retrieval = UnifiedRetrievalService(self.db, self.query_cache)
-        self.pipeline = IngestPipeline(self.db, self.embedder, post_ingest=[self._after_ingest],
+        self.graph = GraphBuilder(self.db, self.embedder, self.settings)
+        self.canonical = CanonicalLayer(self.db, self.settings.linker, self.corpora.app_name)
+        # permission views, Context Router and knowledge cards over the workspace topology (DESIGN.md 8)
+        self.access = AccessResolver(self)
+        self.router = ContextRouter(self, self.access)
+        self.cards = KnowledgeCards(self, self.access)
+        # order matters: cache clear + graph step (_after_ingest), then canonical linking of the new entities
+        self.pipeline = IngestPipeline(self.db, self.embedder,
+                                       post_ingest=[self._after_ingest, self.canonical.after_ingest,
+                                                    self._after_graph_update],
                                        progress=self.progress)
 
     @classmethod
@@ -52,6 +72,11 @@ class KnowledgeApp:
 
     async def _after_ingest(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
         self.query_cache.clear()
+        await self.graph.on_ingest(corpus, new_chunks)
+
+    async def _after_graph_update(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
+        # last step: entity neighbourhoods and canonical bridges are only final once linking is done
+        await self.retrieval.on_graph_updated()
 
     async def ingest_path(self, corpus: Corpus, path: Path) -> IngestReport:
         return await self.pipeline.ingest_path(corpus, path)
@@ -66,3 +91,15 @@ class KnowledgeApp:
             return []
         embedding = self.query_cache.embed_query(query)
         return await legacy_search(self.db, embedding, query, corpus_ids, accessible_corpus_ids, limit)
+
+    async def rebuild_graph(self, corpus: Corpus) -> GraphBuildReport:
+        """Re-extract a corpus graph from its chunks, then relink it into the canonical layer as ingest does."""
+        report = await self.graph.rebuild(corpus)
+        await self.canonical.link_corpus(corpus)
+        await self.retrieval.on_graph_updated()
+        return report
+
+    async def search_graph_global(self, query: str, corpus_ids: Iterable[object] | None,
+                                  accessible_corpus_ids: Iterable[object], limit: int = 5) -> GlobalSearchResult:
+        """Community summaries of requested ∩ accessible corpora ranked against the query (global questions)."""
+        return await search_knowledge_graph_global(self, query, corpus_ids, accessible_corpus_ids, limit)

@@ -1,38 +1,169 @@
-"""UnifiedRetrievalService: the one retrieval entry point (permission scope, routing, fallback)."""
+"""UnifiedRetrievalService: the one retrieval entry point (permission scope, routing, timeout, fallback).
+
+Routing (DESIGN.md section 3): feature flag off or no corpus mentioned -> legacy search; one corpus ->
+planner, hybrid only; several -> planner with parallel per-corpus seeds, plus graph expansion when the
+planner's intent rules call the question connective. Callers only say which corpora; nobody can force the
+graph. Any planner failure or the pipeline timeout (settings.planner.timeout_seconds, over every stage after
+the query embedding) gives the legacy result (mode "fallback").
+"""
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from typing import Iterable
+from uuid import UUID
 
+import asyncpg
+
+from config import Settings
 from knowledge.db.database import Database
+from knowledge.db.queries import planner as planner_queries
 from knowledge.embedding import QueryEmbeddingCache
-from knowledge.metrics import planner_requests_total
-from knowledge.retrieval.legacy import legacy_search
-from knowledge.retrieval.query_intent import classify_query
-from knowledge.retrieval.results import RetrievalResponse
-from knowledge.retrieval.scope import effective_scope
+from knowledge.metrics import (REGISTRY, cross_corpus_expansion_ratio, cross_corpus_expansion_total,
+                               cross_corpus_path_length, planner_fallback_total, planner_requests_total)
+from knowledge.retrieval.legacy import corpora_by_id, legacy_search
+from knowledge.retrieval.planner import HybridPlanner, NeighbourhoodCache, PlanRequest, PlanState, StageFailed
+from knowledge.retrieval.planner.run_log import record_run
+from knowledge.retrieval.query_intent import QueryKind, classify_query, needs_graph_expansion
+from knowledge.retrieval.results import BridgePath, RetrievalResponse, SearchHit, StageTrace
+from knowledge.retrieval.scope import Scope, effective_scope, parse_corpus_id
 
 logger = logging.getLogger(__name__)
 
 
 class UnifiedRetrievalService:
-    def __init__(self, db: Database, query_cache: QueryEmbeddingCache) -> None:
+    def __init__(self, db: Database, query_cache: QueryEmbeddingCache, *, settings: Settings | None = None,
+                 planner: HybridPlanner | None = None) -> None:
         self.db = db
-        self.settings = db.settings
+        self.settings = settings or db.settings
         self.query_cache = query_cache
+        self.neighbourhoods = NeighbourhoodCache(self.settings.planner.cache_size)
+        self.planner = planner or HybridPlanner.default(db, query_cache, self.neighbourhoods, self.settings)
+
+    async def on_graph_updated(self) -> None:
+        """After an ingest has changed chunks, the corpus graph and canonical bridges: drop cached
+        neighbourhoods and refresh the statistics the planner's queries are planned with (until autovacuum
+        gets to a freshly loaded bridge table, a bridge lookup can take seconds instead of milliseconds)."""
+        self.neighbourhoods.clear()
+        try:
+            async with self.db.connection() as conn:
+                for table in await planner_queries.select_tables_needing_analyze(conn):
+                    await planner_queries.analyze_table(conn, table)
+        except asyncpg.PostgresError as exc:  # stale statistics slow searches down; they must not fail an ingest
+            logger.warning("could not refresh planner table statistics: %s: %s", type(exc).__name__, exc)
 
     async def search(self, query: str, corpus_ids: Iterable[object] | None, accessible_corpus_ids: Iterable[object],
                      *, limit: int = 10, strict_scope: bool = False) -> RetrievalResponse:
-        """Search ``corpus_ids`` ∩ ``accessible_corpus_ids`` (``corpus_ids`` None: every accessible corpus)."""
+        """Search ``corpus_ids`` ∩ ``accessible_corpus_ids`` (``corpus_ids`` None: every accessible corpus).
+
+        ``strict_scope``: graph expansion stays inside the mentioned corpora. Without it, expansion may also
+        bring graph-expanded evidence (never primary) from accessible corpora that were not mentioned.
+        Never raises for retrieval failures; only for a missing ``accessible_corpus_ids`` or a bad ``limit``.
+        """
         if accessible_corpus_ids is None:
             raise TypeError("accessible_corpus_ids is required")
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"limit must be a positive integer, got {limit!r}")
+        started = time.perf_counter()
+        accessible = list(accessible_corpus_ids)
         requested = None if corpus_ids is None else list(corpus_ids)
-        scope = effective_scope(requested, list(accessible_corpus_ids))
-        kind = classify_query(query).value
+        scope = effective_scope(requested, accessible)
+        kind = classify_query(query)
         if scope.is_empty or not query.strip():
-            planner_requests_total.labels(mode="empty").inc()
-            return RetrievalResponse(hits=[], mode="empty", query_kind=kind, rejected_corpus_ids=list(scope.rejected))
-        hits = await legacy_search(self.db, self.query_cache.embed_query(query), query, scope.effective,
-                                   scope.effective, limit)
-        planner_requests_total.labels(mode="legacy").inc()
-        return RetrievalResponse(hits=hits, mode="legacy", query_kind=kind, rejected_corpus_ids=list(scope.rejected))
+            response = RetrievalResponse(hits=[], mode="empty", query_kind=kind.value)
+        elif requested is None or not self.settings.knowledge_feature_flags.enable_cross_corpus_kg:
+            response = await self._legacy(query, kind, scope, limit)
+        else:
+            response = await self._planned(query, kind, scope, accessible, limit, strict_scope)
+        response.rejected_corpus_ids = list(scope.rejected)
+        self._observe(response)
+        await record_run(self.db, response, len(scope.effective), time.perf_counter() - started)
+        return response
+
+    async def _legacy_hits(self, query: str, scope: Scope, limit: int) -> tuple[list[SearchHit], StageTrace]:
+        started = time.perf_counter()
+        embedding = await asyncio.to_thread(self.query_cache.embed_query, query)
+        hits = await legacy_search(self.db, embedding, query, scope.effective, scope.effective, limit)
+        return hits, StageTrace("legacy", time.perf_counter() - started, {"hits": len(hits)})
+
+    async def _legacy(self, query: str, kind: QueryKind, scope: Scope, limit: int) -> RetrievalResponse:
+        try:
+            hits, trace = await self._legacy_hits(query, scope, limit)
+        except Exception as exc:  # noqa: BLE001 - the caller gets an empty answer and the reason, never a crash
+            logger.error("legacy search failed: %s: %s", type(exc).__name__, exc)
+            return RetrievalResponse(hits=[], mode="legacy", query_kind=kind.value,
+                                     fallback_reason=f"legacy search failed: {type(exc).__name__}: {exc}")
+        return RetrievalResponse(hits=hits, mode="legacy", query_kind=kind.value, trace=[trace])
+
+    async def _plan_request(self, query: str, kind: QueryKind, scope: Scope, accessible: list[object], limit: int,
+                            strict_scope: bool) -> PlanRequest:
+        if strict_scope:
+            reachable = list(scope.effective)
+        else:
+            unmentioned = (parse_corpus_id(a) for a in accessible)
+            reachable = list(dict.fromkeys([*scope.effective, *(c for c in unmentioned if c is not None)]))
+        corpora = await corpora_by_id(self.db, reachable)
+        effective = tuple(c for c in scope.effective if c in corpora)
+        expansion_scope = tuple(c for c in reachable if c in corpora)
+        return PlanRequest(query=query, kind=kind, effective=effective, expansion_scope=expansion_scope,
+                           corpora=corpora, limit=limit, expand=needs_graph_expansion(kind, len(effective)),
+                           strict_scope=strict_scope)
+
+    async def _planned(self, query: str, kind: QueryKind, scope: Scope, accessible: list[object], limit: int,
+                       strict_scope: bool) -> RetrievalResponse:
+        state: PlanState | None = None
+        timeout = self.settings.planner.timeout_seconds
+        try:
+            state = PlanState(await self._plan_request(query, kind, scope, accessible, limit, strict_scope))
+            await self.planner.prepare(state)
+            await asyncio.wait_for(self.planner.run(state), timeout)
+        except StageFailed as exc:
+            return await self._fallback(query, kind, scope, limit, state, exc.stage, str(exc))
+        except TimeoutError:
+            return await self._fallback(query, kind, scope, limit, state, "timeout",
+                                        f"planner exceeded the {timeout:g} s timeout")
+        except Exception as exc:  # noqa: BLE001 - e.g. the corpus lookup before the first stage
+            return await self._fallback(query, kind, scope, limit, state, "internal",
+                                        f"{type(exc).__name__}: {exc}")
+        return RetrievalResponse(hits=state.hits, mode="planner", query_kind=kind.value,
+                                 graph_expansion=state.request.expand, bridges=_bridges_of(state.hits),
+                                 trace=state.trace)
+
+    async def _fallback(self, query: str, kind: QueryKind, scope: Scope, limit: int, state: PlanState | None,
+                        reason: str, message: str) -> RetrievalResponse:
+        logger.warning("planner fell back to legacy search (%s): %s", reason, message)
+        planner_fallback_total.labels(reason=reason).inc()
+        trace = list(state.trace) if state is not None else []
+        try:
+            hits, legacy_trace = await self._legacy_hits(query, scope, limit)
+            trace.append(legacy_trace)
+        except Exception as exc:  # noqa: BLE001 - nothing left to fall back to: empty answer with both reasons
+            logger.error("legacy fallback failed too: %s: %s", type(exc).__name__, exc)
+            hits = []
+            message = f"{message}; legacy search failed too: {type(exc).__name__}: {exc}"
+        return RetrievalResponse(hits=hits, mode="fallback", query_kind=kind.value, trace=trace,
+                                 fallback_reason=f"{reason}: {message}")
+
+    @staticmethod
+    def _observe(response: RetrievalResponse) -> None:
+        planner_requests_total.labels(mode=response.mode).inc()
+        if response.mode != "planner":
+            return
+        if response.graph_expansion:
+            expanded = [h for h in response.hits if h.evidence_type == "graph_expanded"]
+            cross_corpus_expansion_total.labels(added_evidence=str(bool(expanded)).lower()).inc()
+            for hit in expanded:
+                cross_corpus_path_length.observe(hit.bridge.hops)
+        runs = REGISTRY.get_sample_value("planner_requests_total", {"mode": "planner"}) or 0.0
+        added = REGISTRY.get_sample_value("cross_corpus_expansion_total", {"added_evidence": "true"}) or 0.0
+        cross_corpus_expansion_ratio.set(added / runs if runs else 0.0)
+
+
+def _bridges_of(hits: list[SearchHit]) -> list[BridgePath]:
+    seen: dict[tuple[UUID, UUID, str, int], BridgePath] = {}
+    for hit in hits:
+        if hit.bridge is not None:
+            key = (hit.bridge.source_corpus_id, hit.bridge.target_corpus_id, hit.bridge.via_entity, hit.bridge.hops)
+            seen.setdefault(key, hit.bridge)
+    return list(seen.values())

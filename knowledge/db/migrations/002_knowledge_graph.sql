@@ -1,4 +1,5 @@
--- Per-corpus knowledge graph: entities, relations, mentions, resolution candidates, communities.
+-- Per-corpus knowledge graph: entities, relations, mentions, resolution candidates, communities, and the
+-- record of which chunks the graph builder has already extracted.
 CREATE TABLE kg_entity (
     id              bigserial PRIMARY KEY,
     corpus_id       uuid NOT NULL REFERENCES corpus(id) ON DELETE CASCADE,
@@ -11,12 +12,16 @@ CREATE TABLE kg_entity (
     embedding       vector({{EMBEDDING_DIM}}),
     degree          int NOT NULL DEFAULT 0,
     mention_count   int NOT NULL DEFAULT 0,
+    -- resolution pre-filter keys (name key, tokens, prefix, initials): new entities are only compared
+    -- with existing ones sharing a key, so incremental ingests never load the whole corpus graph
+    block_keys      text[] NOT NULL DEFAULT '{}',
     created_at      timestamptz NOT NULL DEFAULT now(),
     updated_at      timestamptz NOT NULL DEFAULT now(),
     UNIQUE (corpus_id, canonical_name)
 );
 CREATE INDEX kg_entity_embedding_hnsw ON kg_entity USING hnsw (embedding vector_cosine_ops);
 CREATE INDEX kg_entity_normalized_idx ON kg_entity (corpus_id, name_normalized);
+CREATE INDEX kg_entity_block_keys_gin ON kg_entity USING gin (block_keys);
 
 CREATE TABLE kg_relation (
     id                bigserial PRIMARY KEY,
@@ -57,22 +62,34 @@ CREATE TABLE kg_resolution_candidate (
     components      jsonb NOT NULL DEFAULT '{}'::jsonb,
     status          text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'merged', 'rejected')),
     created_at      timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (left_entity_id, right_entity_id)
+    UNIQUE (left_entity_id, right_entity_id),
+    CHECK (left_entity_id < right_entity_id)
 );
+CREATE INDEX kg_resolution_candidate_corpus_idx ON kg_resolution_candidate (corpus_id, status);
+CREATE INDEX kg_resolution_candidate_right_idx ON kg_resolution_candidate (right_entity_id);
 
 CREATE TABLE kg_community (
     id            bigserial PRIMARY KEY,
     corpus_id     uuid NOT NULL REFERENCES corpus(id) ON DELETE CASCADE,
     level         int NOT NULL,
     community_key int NOT NULL,
-    parent_id     bigint REFERENCES kg_community(id) ON DELETE CASCADE,
+    parent_id     bigint REFERENCES kg_community(id) ON DELETE SET NULL,  -- re-pointed by the next recompute
     title         text NOT NULL DEFAULT '',
     summary       text NOT NULL DEFAULT '',
     member_count  int NOT NULL DEFAULT 0,
     embedding     vector({{EMBEDDING_DIM}}),
+    -- hash of the members and their internal relations: an unchanged community keeps its summary
+    signature     text NOT NULL DEFAULT '',
+    representative_chunk_ids bigint[] NOT NULL DEFAULT '{}',
+    -- title, summary and member names with CJK pre-segmented (jieba), for keyword ranking
+    search_text   text NOT NULL DEFAULT '',
+    search_vector tsvector GENERATED ALWAYS AS (to_tsvector('english', search_text)) STORED,
     created_at    timestamptz NOT NULL DEFAULT now(),
     UNIQUE (corpus_id, level, community_key)
 );
+CREATE INDEX kg_community_embedding_hnsw ON kg_community USING hnsw (embedding vector_cosine_ops);
+CREATE INDEX kg_community_search_gin ON kg_community USING gin (search_vector);
+CREATE INDEX kg_community_parent_idx ON kg_community (parent_id);
 
 CREATE TABLE kg_community_member (
     community_id bigint NOT NULL REFERENCES kg_community(id) ON DELETE CASCADE,
@@ -80,12 +97,24 @@ CREATE TABLE kg_community_member (
     corpus_id    uuid NOT NULL REFERENCES corpus(id) ON DELETE CASCADE,
     PRIMARY KEY (community_id, entity_id)
 );
+CREATE INDEX kg_community_member_entity_idx ON kg_community_member (entity_id);
+CREATE INDEX kg_community_member_corpus_idx ON kg_community_member (corpus_id);
+
+-- Chunks whose entities and relations are in the graph; chunks without a row are picked up by the next build.
+CREATE TABLE kg_extracted_chunk (
+    chunk_id       bigint PRIMARY KEY REFERENCES knowledge(id) ON DELETE CASCADE,
+    corpus_id      uuid NOT NULL REFERENCES corpus(id) ON DELETE CASCADE,
+    entity_count   int NOT NULL DEFAULT 0,
+    relation_count int NOT NULL DEFAULT 0,
+    extracted_at   timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX kg_extracted_chunk_corpus_idx ON kg_extracted_chunk (corpus_id);
 
 DO $$
 DECLARE t text;
 BEGIN
     FOREACH t IN ARRAY ARRAY['kg_entity', 'kg_relation', 'kg_entity_mention', 'kg_resolution_candidate',
-                             'kg_community', 'kg_community_member'] LOOP
+                             'kg_community', 'kg_community_member', 'kg_extracted_chunk'] LOOP
         EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
         EXECUTE format('CREATE POLICY %I ON %I FOR SELECT TO negentropy_reader '
                        'USING (corpus_id = ANY (ne_accessible_corpus_ids()))', t || '_reader_scope', t);

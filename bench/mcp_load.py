@@ -1,0 +1,132 @@
+"""Bounded loopback load test of `negentropy mcp` over streamable HTTP.
+
+A throwaway database gets the demo corpora and the demo topology; the real server runs as a subprocess
+on 127.0.0.1 and a free port; N concurrent MCP SDK clients (default 8), each the API token of a demo
+person, send searches (the Context Router picks libraries) and reads of the hits they got, until the
+request budget (default 200) or the deadline (default 30 s) runs out; one untimed warm-up search per
+person comes first. Prints requests/s, latency
+percentiles, the error count (must be 0) and leaked rows: returned rows whose corpus lies outside the
+caller's permission view, computed here independently of the server (must be 0). Exits 1 otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from bench.harness import bench_data_dir, console, latency_summary, print_table, scratch_app
+from bench.mcp_harness import http_server, http_session, server_environment
+from cli.context import build_context_demo
+from cli.demo import load_demo_queries
+from knowledge.context.topology import topology_path
+from knowledge.gateway import gateway_for
+
+# People with different views: platform lead, contractor (one project), finance, Shanghai engineer.
+PEOPLE = ("kenji", "wang_hao", "greta", "li_na")
+MAX_SECONDS = 30.0
+
+
+@dataclass
+class Budget:
+    remaining: int
+    deadline: float
+
+    def take(self) -> bool:
+        if self.remaining <= 0 or time.perf_counter() >= self.deadline:
+            return False
+        self.remaining -= 1
+        return True
+
+
+@dataclass
+class Tally:
+    latencies_ms: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    leaked_rows: int = 0
+    rows: int = 0
+
+
+async def run_client(url: str, token: str, allowed: set[UUID], queries: list[str], offset: int, budget: Budget,
+                     tally: Tally) -> None:
+    async with http_session(url, token) as session:
+        pending_reads: list[str] = []
+        turn = offset
+        while budget.take():
+            if pending_reads and turn % 3 == 2:
+                name, arguments = "read", {"id": pending_reads.pop()}
+            else:
+                name, arguments = "search", {"query": queries[turn % len(queries)], "limit": 5}
+            turn += 1
+            started = time.perf_counter()
+            try:
+                result = await session.call_tool(name, arguments)
+            except Exception as exc:  # noqa: BLE001 - every failure is counted, the run goes on
+                tally.errors.append(f"{name}: {type(exc).__name__}: {exc}")
+                continue
+            tally.latencies_ms.append((time.perf_counter() - started) * 1000)
+            if result.is_error:
+                tally.errors.append(f"{name}: {result.content[0].text if result.content else 'error'}")
+                continue
+            items = result.structured_content.get("items", [])
+            tally.rows += len(items)
+            tally.leaked_rows += sum(1 for item in items if UUID(item["corpus_id"]) not in allowed)
+            if name == "search" and items:
+                pending_reads.append(items[0]["read_id"])
+
+
+async def warm_up(url: str, tokens: dict[str, str], query: str) -> None:
+    """One untimed search per person first, so the table shows steady state rather than model loading."""
+    for token in tokens.values():
+        async with http_session(url, token) as session:
+            await session.call_tool("search", {"query": query, "limit": 5})
+
+
+async def main(clients: int, requests: int, seconds: float) -> int:
+    seconds = min(seconds, MAX_SECONDS)
+    async with scratch_app() as kapp:
+        console.print("ingesting the demo workspace into a scratch database...")
+        await build_context_demo(kapp)
+        gateway = gateway_for(kapp)
+        people = [PEOPLE[i % len(PEOPLE)] for i in range(clients)]
+        tokens = {p: (await gateway.issue_token(p, "mcp load bench")).token for p in dict.fromkeys(people)}
+        allowed = {p: set(await kapp.access.accessible_corpus_ids(p)) for p in tokens}
+        queries = [item["query"] for item in load_demo_queries()["demo_queries"]]
+        async with kapp.db.connection() as conn:
+            audit_before = await conn.fetchval("SELECT count(*) FROM gateway_audit")
+        data_dir = bench_data_dir() / "mcp-load"
+        data_dir.mkdir(parents=True, exist_ok=True)
+        # The bench measures throughput, not the per-person limit: the server gets a generous bucket.
+        env = server_environment(kapp.db.dsn, topology_path(kapp.settings.topology_path), data_dir,
+                                 NE_GATEWAY__RATE_PER_SECOND="1000", NE_GATEWAY__RATE_BURST="1000")
+        async with http_server(env, data_dir / "server.log") as url:
+            console.print(f"server at {url}; {clients} clients x {requests} requests budget, {seconds:.0f} s max")
+            await warm_up(url, tokens, queries[0])
+            tally = Tally()
+            budget = Budget(requests, time.perf_counter() + seconds)
+            started = time.perf_counter()
+            await asyncio.gather(*(run_client(url, tokens[p], allowed[p], queries, i, budget, tally)
+                                   for i, p in enumerate(people)))
+            elapsed = time.perf_counter() - started
+        async with kapp.db.connection() as conn:
+            audited = await conn.fetchval("SELECT count(*) FROM gateway_audit") - audit_before - len(tokens)
+    done = len(tally.latencies_ms) + len(tally.errors)
+    summary = latency_summary(tally.latencies_ms)
+    print_table("MCP load (streamable HTTP, loopback)",
+                ["clients", "requests", "seconds", "req/s", "p50 ms", "p95 ms", "p99 ms", "errors", "rows",
+                 "leaked rows", "audited calls"],
+                [[clients, done, elapsed, done / elapsed if elapsed else 0.0, summary["p50"], summary["p95"],
+                  summary["p99"], len(tally.errors), tally.rows, tally.leaked_rows, audited]])
+    for error in tally.errors[:5]:
+        console.print(f"  [red]error[/] {error}")
+    return 0 if not tally.errors and not tally.leaked_rows and done else 1
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--requests", type=int, default=200, help="total request budget")
+    parser.add_argument("--seconds", type=float, default=MAX_SECONDS, help=f"deadline (at most {MAX_SECONDS:.0f})")
+    args = parser.parse_args()
+    raise SystemExit(asyncio.run(main(args.clients, args.requests, args.seconds)))

@@ -1,0 +1,164 @@
+"""Named queries of the HybridPlanner: entity neighbourhoods for graph expansion and the retrieval run log.
+
+Every graph read takes the corpus ids it may touch and filters by them in SQL; callers run them inside
+``Database.scoped(...)`` so row-level security enforces the same set a second time.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+from uuid import UUID
+
+import asyncpg
+
+
+async def select_relation_facts(conn: asyncpg.Connection, entity_ids: Sequence[int], corpus_ids: Sequence[UUID],
+                                query_text: str, limit: int) -> list[asyncpg.Record]:
+    """Relations touching the entities whose evidence sentence matches the query's words, best first.
+
+    Rows: id, corpus_id, source_entity_id, target_entity_id, relation_type, score (ts_rank_cd).
+    """
+    return await conn.fetch(
+        """SELECT r.id, r.corpus_id, r.source_entity_id, r.target_entity_id, r.relation_type,
+                  ts_rank_cd(to_tsvector('english', r.evidence), q.tsq, 1)::float8 AS score
+           FROM kg_relation r, (SELECT ne_or_tsquery($3) AS tsq) q
+           WHERE q.tsq IS NOT NULL AND r.corpus_id = ANY($2::uuid[])
+             AND (r.source_entity_id = ANY($1::bigint[]) OR r.target_entity_id = ANY($1::bigint[]))
+             AND to_tsvector('english', r.evidence) @@ q.tsq
+           ORDER BY score DESC, r.id
+           LIMIT $4""",
+        list(entity_ids), list(corpus_ids), query_text, limit,
+    )
+
+
+async def select_entity_neighbours(conn: asyncpg.Connection, entity_ids: Sequence[int], corpus_ids: Sequence[UUID],
+                                   per_entity_limit: int, hub_degree_threshold: int) -> list[asyncpg.Record]:
+    """Relation neighbours of each entity (both directions), strongest first, at most ``per_entity_limit`` each.
+
+    Neighbours whose degree exceeds ``hub_degree_threshold`` (stopword-like hubs) are skipped. Rows:
+    entity_id, neighbour_id, corpus_id, name, entity_type, weight (sum over relation types).
+    """
+    return await conn.fetch(
+        """SELECT f.entity_id, nb.neighbour_id, nb.corpus_id, nb.name, nb.entity_type, nb.weight
+           FROM unnest($1::bigint[]) AS f(entity_id)
+           CROSS JOIN LATERAL (
+               SELECT e.id AS neighbour_id, e.corpus_id, e.canonical_name AS name, e.entity_type,
+                      sum(x.weight)::float8 AS weight
+               FROM (SELECT r.target_entity_id AS other_id, r.weight FROM kg_relation r
+                     WHERE r.source_entity_id = f.entity_id AND r.corpus_id = ANY($2::uuid[])
+                     UNION ALL
+                     SELECT r.source_entity_id, r.weight FROM kg_relation r
+                     WHERE r.target_entity_id = f.entity_id AND r.corpus_id = ANY($2::uuid[])) x
+               JOIN kg_entity e ON e.id = x.other_id
+               WHERE e.corpus_id = ANY($2::uuid[]) AND e.degree <= $4
+               GROUP BY e.id
+               ORDER BY sum(x.weight) DESC, e.id
+               LIMIT $3
+           ) nb""",
+        list(entity_ids), list(corpus_ids), per_entity_limit, hub_degree_threshold,
+    )
+
+
+@dataclass(frozen=True)
+class PlannerRunRow:
+    app_name: str
+    mode: str
+    query_kind: str
+    corpus_count: int
+    expansion_used: bool
+    hit_count: int
+    expanded_hit_count: int
+    path_lengths: list[int]
+    fallback_reason: str | None
+    stage_seconds: dict[str, float]
+    total_seconds: float
+
+
+async def insert_planner_run(conn: asyncpg.Connection, row: PlannerRunRow) -> None:
+    await conn.execute(
+        """INSERT INTO planner_run (app_name, mode, query_kind, corpus_count, expansion_used, hit_count,
+                                    expanded_hit_count, path_lengths, fallback_reason, stage_seconds, total_seconds)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::int[], $9, $10::jsonb, $11)""",
+        row.app_name, row.mode, row.query_kind, row.corpus_count, row.expansion_used, row.hit_count,
+        row.expanded_hit_count, row.path_lengths, row.fallback_reason, row.stage_seconds, row.total_seconds,
+    )
+
+
+@dataclass(frozen=True)
+class PlannerRunStats:
+    runs: int
+    runs_by_mode: dict[str, int]
+    routed_to_planner: int  # runs the planner handled or fell back from
+    fallbacks: int
+    planner_runs: int
+    expansion_runs: int
+    runs_with_expanded_evidence: int
+    path_length_p50: float | None
+    path_length_p99: float | None
+    stage_p50: dict[str, float] = field(default_factory=dict)
+    stage_p95: dict[str, float] = field(default_factory=dict)
+
+
+async def select_planner_run_stats(conn: asyncpg.Connection, app_name: str, window: int) -> PlannerRunStats:
+    """Aggregates over the latest ``window`` runs of ``app_name``."""
+    recent = """SELECT * FROM planner_run WHERE app_name = $1 ORDER BY created_at DESC, id DESC LIMIT $2"""
+    totals = await conn.fetchrow(
+        f"""WITH recent AS ({recent})
+            SELECT count(*) AS runs,
+                   count(*) FILTER (WHERE mode IN ('planner', 'fallback')) AS routed,
+                   count(*) FILTER (WHERE mode = 'fallback') AS fallbacks,
+                   count(*) FILTER (WHERE mode = 'planner') AS planner_runs,
+                   count(*) FILTER (WHERE mode = 'planner' AND expansion_used) AS expansion_runs,
+                   count(*) FILTER (WHERE mode = 'planner' AND expanded_hit_count > 0) AS expanded_runs,
+                   coalesce((SELECT jsonb_object_agg(mode, n) FROM (SELECT mode, count(*) AS n FROM recent
+                                                                    GROUP BY mode) m), '{{}}'::jsonb) AS by_mode
+            FROM recent""",
+        app_name, window,
+    )
+    paths = await conn.fetchrow(
+        f"""WITH recent AS ({recent})
+            SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY h) AS p50,
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY h) AS p99
+            FROM recent, unnest(recent.path_lengths) AS h""",
+        app_name, window,
+    )
+    stages = await conn.fetch(
+        f"""WITH recent AS ({recent})
+            SELECT s.key AS stage,
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY s.value::float8) AS p50,
+                   percentile_cont(0.95) WITHIN GROUP (ORDER BY s.value::float8) AS p95
+            FROM recent, jsonb_each_text(recent.stage_seconds) AS s
+            GROUP BY s.key ORDER BY s.key""",
+        app_name, window,
+    )
+    return PlannerRunStats(
+        runs=totals["runs"], runs_by_mode=dict(totals["by_mode"]), routed_to_planner=totals["routed"],
+        fallbacks=totals["fallbacks"], planner_runs=totals["planner_runs"], expansion_runs=totals["expansion_runs"],
+        runs_with_expanded_evidence=totals["expanded_runs"], path_length_p50=paths["p50"],
+        path_length_p99=paths["p99"], stage_p50={r["stage"]: r["p50"] for r in stages},
+        stage_p95={r["stage"]: r["p95"] for r in stages},
+    )
+
+
+# Tables the planner's reads plan against; their statistics must not lag behind a bulk ingest.
+PLANNER_READ_TABLES = ("knowledge", "kg_entity", "kg_relation", "kg_entity_mention", "kg_entity_alias",
+                       "kg_entity_canonical", "kg_cross_corpus_bridge", "kg_cross_corpus_bridge_corpus")
+
+
+async def select_tables_needing_analyze(conn: asyncpg.Connection) -> list[str]:
+    """Planner tables never analysed, or changed more than autovacuum's own analyze threshold (50 rows + 10%)."""
+    rows = await conn.fetch(
+        """SELECT relname FROM pg_stat_user_tables
+           WHERE schemaname = current_schema() AND relname = ANY($1::text[])
+             AND (n_mod_since_analyze > 50 + 0.1 * n_live_tup
+                  OR (last_analyze IS NULL AND last_autoanalyze IS NULL AND n_live_tup > 0))
+           ORDER BY relname""",
+        list(PLANNER_READ_TABLES),
+    )
+    return [r["relname"] for r in rows]
+
+
+async def analyze_table(conn: asyncpg.Connection, table: str) -> None:
+    if table not in PLANNER_READ_TABLES:
+        raise ValueError(f"not a planner table: {table!r}")
+    await conn.execute(f'ANALYZE "{table}"')

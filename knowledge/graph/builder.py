@@ -1,0 +1,219 @@
+"""GraphBuilder: the per-corpus knowledge graph step of every ingest, and full rebuilds.
+
+For the chunks of a corpus not yet in its graph: extract entities and relations, resolve the new entities
+against the corpus's existing ones (Fellegi-Sunter EntityResolver), write entities, aliases, mentions,
+relations, review candidates and degrees in batched statements, then recompute the corpus's Leiden
+communities and their summaries. All of it runs under a per-corpus advisory lock; a chunk is marked
+extracted in the same transaction as its graph rows, so a failed build is picked up by the next one.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+import asyncpg
+import numpy as np
+
+from config import Settings
+from knowledge.corpora import Corpus
+from knowledge.db.database import Database
+from knowledge.db.queries import graph as gq
+from knowledge.embedding import Embedder
+from knowledge.graph.collect import BatchExtraction, ChunkText, GroupRef, collect
+from knowledge.graph.community_builder import recompute_communities
+from knowledge.graph.extraction import Extractor, get_extractor
+from knowledge.graph.merge_plan import (EndPoint, ExistingEntity, MergePlan, find_exact_matches, new_records,
+                                        plan_merges)
+from knowledge.graph.naming import informative_candidates, prefilter_keys, unique_canonical_names
+from knowledge.graph.normalize import normalize_name
+from knowledge.graph.resolution import EntityResolver
+from knowledge.graph.summaries import CommunitySummarizer
+from knowledge.ingest.pipeline import NewChunk
+from knowledge.metrics import graph_build_seconds, graph_resolution_decisions_total
+
+logger = logging.getLogger(__name__)
+
+BATCH_CHUNKS = 1000
+SYMMETRIC_RELATIONS = frozenset({"CO_OCCURS", "PARTNERED_WITH"})
+
+
+@dataclass
+class GraphBuildReport:
+    corpus: str
+    chunks: int = 0
+    entities_added: int = 0
+    entities_merged: int = 0  # batch groups merged into an existing entity
+    mentions_added: int = 0
+    relations_written: int = 0
+    candidates_added: int = 0
+    communities: int = 0
+    community_levels: int = 0
+    seconds: float = 0.0
+    decisions: dict[str, int] = field(default_factory=dict)
+
+
+class GraphBuilder:
+    def __init__(self, db: Database, embedder: Embedder, settings: Settings,
+                 extractor: Extractor | None = None, summarizer: CommunitySummarizer | None = None,
+                 resolver: EntityResolver | None = None) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.extractor = extractor or get_extractor(settings.model or "")
+        self.summarizer = summarizer or CommunitySummarizer(settings.model)
+        self.resolver = resolver or EntityResolver(settings.resolver.match_threshold,
+                                                   settings.resolver.possible_threshold)
+
+    async def on_ingest(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
+        """The post-ingest step: the new chunks (and any left over by an earlier failed build) join the graph."""
+        report = await self.update(corpus, new_chunks)
+        logger.info("graph %s: %d chunks, %d new entities, %d merged, %d relations, %d communities in %.1fs",
+                    corpus.name, report.chunks, report.entities_added, report.entities_merged,
+                    report.relations_written, report.communities, report.seconds)
+
+    async def update(self, corpus: Corpus, known_chunks: Sequence[NewChunk] = ()) -> GraphBuildReport:
+        started = time.perf_counter()
+        report = GraphBuildReport(corpus=corpus.name)
+        async with self.db.connection() as conn:
+            pending = await gq.select_unextracted_chunk_ids(conn, corpus.id)
+        known = {c.id: c.content for c in known_chunks if c.corpus_id == corpus.id}
+        for start in range(0, len(pending), BATCH_CHUNKS):
+            await self._add_batch(corpus, pending[start:start + BATCH_CHUNKS], known, report)
+        if report.chunks or (not pending and await self._communities_missing(corpus)):
+            with graph_build_seconds.labels(stage="communities").time():
+                async with self.db.transaction() as conn:
+                    await gq.lock_corpus_graph(conn, corpus.id)
+                    communities = await recompute_communities(conn, corpus.id, self.embedder, self.summarizer)
+            report.communities, report.community_levels = communities.communities, communities.levels
+        report.seconds = time.perf_counter() - started
+        return report
+
+    async def rebuild(self, corpus: Corpus) -> GraphBuildReport:
+        """Clear the corpus graph and extract it again from all of its chunks."""
+        async with self.db.transaction() as conn:
+            await gq.lock_corpus_graph(conn, corpus.id)
+            await gq.delete_corpus_graph(conn, corpus.id)
+        return await self.update(corpus)
+
+    async def _communities_missing(self, corpus: Corpus) -> bool:
+        async with self.db.connection() as conn:
+            counts = await gq.count_graph(conn, corpus.id)
+        return counts["entities"] > 0 and counts["communities"] == 0
+
+    async def _add_batch(self, corpus: Corpus, chunk_ids: list[int], known: dict[int, str],
+                         report: GraphBuildReport) -> None:
+        async with self.db.transaction() as conn:
+            await gq.lock_corpus_graph(conn, corpus.id)
+            # another build may have taken these chunks while this one waited for the lock
+            chunk_ids = await gq.select_unextracted_chunk_ids(conn, corpus.id, chunk_ids)
+            if not chunk_ids:
+                return
+            missing = [i for i in chunk_ids if i not in known]
+            texts = dict(known)
+            texts.update({r["id"]: r["content"] for r in await gq.select_chunk_texts(conn, corpus.id, missing)})
+            chunks = [ChunkText(i, texts[i]) for i in chunk_ids if i in texts]
+            with graph_build_seconds.labels(stage="extract").time():
+                batch = await asyncio.to_thread(collect, chunks, self.extractor)
+            with graph_build_seconds.labels(stage="resolve").time():
+                plan, embeddings = await self._plan(conn, corpus, batch)
+            with graph_build_seconds.labels(stage="write").time():
+                await self._write(conn, corpus, batch, plan, embeddings, report)
+        report.chunks += len(chunks)
+        for decision, count in plan.decisions.items():
+            graph_resolution_decisions_total.labels(decision=decision).inc(count)
+            report.decisions[decision] = report.decisions.get(decision, 0) + count
+
+    async def _plan(self, conn: asyncpg.Connection, corpus: Corpus,
+                    batch: BatchExtraction) -> tuple[MergePlan, dict[GroupRef, np.ndarray]]:
+        groups = list(batch.groups.values())
+        keys = sorted({k for g in groups for k in prefilter_keys(g.name)})
+        rows = await gq.select_resolution_candidates(conn, corpus.id, keys) if keys else []
+        kept = informative_candidates({r["id"]: r["block_keys"] for r in rows}, keys, self.resolver.max_block_size)
+        candidates = [ExistingEntity(r["id"], r["canonical_name"], r["name_normalized"], r["entity_type"])
+                      for r in rows if r["id"] in kept]
+        exact = find_exact_matches(groups, candidates, self.resolver)
+        pending = [g for g in groups if g.ref not in exact]
+        vectors = await asyncio.to_thread(self.embedder.embed, [g.embedding_text() for g in pending])
+        embeddings = {g.ref: v for g, v in zip(pending, vectors)}
+        records = new_records(pending, embeddings)
+        # only candidates the resolver will actually compare need their embeddings and neighbours
+        paired = sorted({int(other.id) for _, other in
+                         self.resolver.candidate_pairs(records, [c.record() for c in candidates])
+                         if isinstance(other.id, int)})
+        stored = await gq.select_entity_embeddings(conn, paired) if paired else {}
+        neighbours = await gq.select_neighbour_keys(conn, paired) if paired else {}
+        by_id = {c.id: c for c in candidates}
+        existing = [replace(by_id[i], embedding=stored.get(i), neighbours=frozenset(neighbours.get(i, ())))
+                    for i in paired]
+        return plan_merges(pending, records, existing, self.resolver, exact), embeddings
+
+    async def _write(self, conn: asyncpg.Connection, corpus: Corpus, batch: BatchExtraction, plan: MergePlan,
+                     embeddings: dict[GroupRef, np.ndarray], report: GraphBuildReport) -> None:
+        new_entities = sorted(plan.new_entities, key=lambda e: (-e.mention_count, e.representative.name,
+                                                                e.representative.type))
+        taken = await gq.select_taken_names(conn, corpus.id, sorted({e.representative.key for e in new_entities}))
+        names = unique_canonical_names([(e.representative.name, e.representative.type) for e in new_entities], taken)
+        rows = [gq.NewEntityRow(
+            canonical_name=name, name_normalized=normalize_name(e.representative.name),
+            entity_type=e.representative.type, description=e.representative.context, aliases=sorted(e.surfaces),
+            embedding=embeddings[e.representative.ref], block_keys=prefilter_keys(e.representative.name),
+        ) for e, name in zip(new_entities, names)]
+        ids = await gq.insert_entities(conn, corpus.id, corpus.app_name, rows)
+        entity_of: dict[GroupRef, int] = dict(plan.into_existing)
+        for entity, name in zip(new_entities, names):
+            for group in entity.groups:
+                entity_of[group.ref] = ids[name]
+
+        aliases: dict[int, set[str]] = defaultdict(set)
+        for ref, entity_id in plan.into_existing.items():
+            aliases[entity_id].update(batch.groups[ref].surfaces)
+        await gq.add_entity_aliases(conn, {i: sorted(a) for i, a in aliases.items()})
+
+        mentions = [gq.MentionRow(entity_of[g.ref], m.chunk_id, m.start, m.end, m.surface)
+                    for g in batch.groups.values() for m in g.mentions]
+        report.mentions_added += await gq.insert_mentions(conn, corpus.id, mentions)
+        report.relations_written += await gq.upsert_relations(conn, corpus.id, _relation_rows(batch, entity_of))
+        report.candidates_added += await gq.insert_resolution_candidates(
+            conn, corpus.id, _candidate_rows(plan, entity_of))
+        await gq.refresh_entity_stats(conn, sorted(set(entity_of.values())))
+        await gq.insert_extracted_chunks(conn, corpus.id, [gq.ExtractedChunkRow(i, e, r)
+                                                            for i, (e, r) in batch.per_chunk.items()])
+        report.entities_added += len(rows)
+        report.entities_merged += len(plan.into_existing)
+
+
+def _relation_rows(batch: BatchExtraction, entity_of: dict[GroupRef, int]) -> list[gq.RelationRow]:
+    """One row per (source, target, type): weights summed, first evidence kept, no self-loops after merging."""
+    merged: dict[tuple[int, int, str], gq.RelationRow] = {}
+    for relation in batch.relations:
+        source, target = entity_of[relation.source], entity_of[relation.target]
+        if source == target:
+            continue
+        if relation.type in SYMMETRIC_RELATIONS and source > target:
+            source, target = target, source
+        key = (source, target, relation.type)
+        previous = merged.get(key)
+        if previous is None:
+            merged[key] = gq.RelationRow(source, target, relation.type, relation.weight, relation.chunk_id,
+                                         relation.evidence)
+        else:
+            merged[key] = gq.RelationRow(source, target, relation.type, previous.weight + relation.weight,
+                                         previous.evidence_chunk_id, previous.evidence)
+    return list(merged.values())
+
+
+def _candidate_rows(plan: MergePlan, entity_of: dict[GroupRef, int]) -> list[gq.CandidateRow]:
+    def resolve(end: EndPoint) -> int:
+        return end if isinstance(end, int) else entity_of[end]
+
+    best: dict[tuple[int, int], gq.CandidateRow] = {}
+    for pair in plan.review:
+        left, right = sorted((resolve(pair.left), resolve(pair.right)))
+        if left == right:
+            continue  # the two sides were merged through other matches
+        if (left, right) not in best or best[(left, right)].weight < pair.weight:
+            best[(left, right)] = gq.CandidateRow(left, right, pair.weight, dict(pair.components))
+    return list(best.values())

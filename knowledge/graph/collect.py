@@ -1,0 +1,128 @@
+"""Run the extractor over a batch of chunks and group the results by (normalised name, type).
+
+Pure: no database. Every mention keeps its chunk id and span so it can be written as a kg_entity_mention row.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from knowledge.graph.extraction import Extractor, split_sentences
+from knowledge.graph.normalize import normalize_name
+
+MAX_CONTEXT_CHARS = 160
+MAX_EVIDENCE_CHARS = 1000
+
+GroupRef = tuple[str, str]  # (normalize_name(name), entity type)
+
+
+@dataclass(frozen=True)
+class ChunkText:
+    id: int
+    content: str
+
+
+@dataclass(frozen=True)
+class MentionSpan:
+    chunk_id: int
+    start: int
+    end: int
+    surface: str
+
+
+@dataclass
+class EntityGroup:
+    """Every mention in the batch of one (normalised name, type)."""
+
+    key: str
+    type: str
+    names: Counter = field(default_factory=Counter)  # display name -> mentions
+    mentions: list[MentionSpan] = field(default_factory=list)
+    context: str = ""  # the sentence of the first mention
+    neighbours: set[str] = field(default_factory=set)  # keys of entities related in the batch
+
+    @property
+    def ref(self) -> GroupRef:
+        return (self.key, self.type)
+
+    @property
+    def name(self) -> str:
+        """The most mentioned display name; ties go to the first seen."""
+        return max(self.names, key=lambda n: self.names[n])
+
+    @property
+    def surfaces(self) -> set[str]:
+        return set(self.names) | {m.surface for m in self.mentions}
+
+    def embedding_text(self) -> str:
+        return f"{self.name}: {self.context}" if self.context else self.name
+
+
+@dataclass(frozen=True)
+class RelationEvidence:
+    source: GroupRef
+    target: GroupRef
+    type: str
+    weight: float
+    chunk_id: int
+    evidence: str
+
+
+@dataclass
+class BatchExtraction:
+    groups: dict[GroupRef, EntityGroup] = field(default_factory=dict)
+    relations: list[RelationEvidence] = field(default_factory=list)
+    per_chunk: dict[int, tuple[int, int]] = field(default_factory=dict)  # chunk id -> (entities, relations)
+
+
+def _sentence_around(text: str, sentences: list[tuple[int, int]], offset: int) -> str:
+    """The sentence holding ``offset``; a long one is cut to a window around it (embedding cost grows with
+    length, and the words near the mention say most about it)."""
+    start, end = next(((s, e) for s, e in sentences if s <= offset < e), (0, len(text)))
+    if end - start > MAX_CONTEXT_CHARS:
+        sentence_start, sentence_end = start, end
+        start = max(start, offset - MAX_CONTEXT_CHARS // 3)
+        end = min(end, start + MAX_CONTEXT_CHARS)
+        # do not cut a word in half (text without spaces, such as Chinese, is cut anywhere)
+        if start > sentence_start and " " in text[start:offset]:
+            start = text.index(" ", start, offset) + 1
+        if end < sentence_end and " " in text[offset:end]:
+            end = text.rindex(" ", offset, end)
+    return " ".join(text[start:end].split())
+
+
+def collect(chunks: Iterable[ChunkText], extractor: Extractor) -> BatchExtraction:
+    batch = BatchExtraction()
+    for chunk in chunks:
+        extraction = extractor.extract(chunk.content)
+        sentences: list[tuple[int, int]] | None = None
+        refs: dict[str, GroupRef] = {}
+        for entity in extraction.entities:
+            key = normalize_name(entity.name)
+            spans = [(s, e) for s, e in (entity.mentions or ((entity.start, entity.end),))
+                     if 0 <= s < e <= len(chunk.content)]
+            if not key or not spans:
+                continue
+            ref = (key, entity.type)
+            refs.setdefault(entity.name, ref)
+            group = batch.groups.get(ref)
+            if group is None:
+                group = batch.groups[ref] = EntityGroup(key=key, type=entity.type)
+            if not group.context:
+                sentences = sentences if sentences is not None else split_sentences(chunk.content)
+                group.context = _sentence_around(chunk.content, sentences, spans[0][0])
+            group.names[entity.name] += len(spans)
+            group.mentions.extend(MentionSpan(chunk.id, s, e, chunk.content[s:e]) for s, e in spans)
+        relation_count = 0
+        for relation in extraction.relations:
+            source, target = refs.get(relation.source), refs.get(relation.target)
+            if source is None or target is None or source == target:
+                continue
+            batch.relations.append(RelationEvidence(source, target, relation.type, float(relation.weight), chunk.id,
+                                                    relation.evidence[:MAX_EVIDENCE_CHARS]))
+            batch.groups[source].neighbours.add(target[0])
+            batch.groups[target].neighbours.add(source[0])
+            relation_count += 1
+        batch.per_chunk[chunk.id] = (len(set(refs.values())), relation_count)
+    return batch

@@ -1,0 +1,62 @@
+"""Stage: canonical bridges from the entities of primary evidence to local entities of the other corpora
+expansion may read.
+
+Strict scope: only the other effective (mentioned and accessible) corpora. Otherwise also the accessible
+corpora the user did not mention; evidence from those can only ever come back as graph-expanded.
+The fan-out is bounded like every expansion hop: bridges start at the ``graph_neighbors_per_hop`` heaviest
+primary entities, and at most that many bridges of each length (1 or 2 hops) are kept, best first.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from config.settings import PlannerSettings
+from knowledge.db.database import Database
+from knowledge.db.queries import canonical as canonical_queries
+from knowledge.retrieval.planner.context import EntityBridge, PlanState
+from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
+
+_TRACE_TOP = 10
+
+
+class BridgeStage:
+    name = "bridges"
+    graph_only = True
+
+    def __init__(self, db: Database, settings: PlannerSettings, neighbourhoods: NeighbourhoodCache) -> None:
+        self.db = db
+        self.settings = settings
+        self.neighbourhoods = neighbourhoods
+
+    async def run(self, state: PlanState) -> dict[str, Any]:
+        scope = state.request.expansion_scope
+        allowed = set(scope)
+        cap = self.settings.graph_neighbors_per_hop
+        # paths start at primary evidence only, so only its entities need bridges
+        primary = sorted((e for e in state.seed_entities.values() if e.primary), key=lambda e: (-e.weight, e.entity_id))
+        seeds = {e.entity_id: e for e in primary[:cap]}
+        async with self.db.scoped(scope) as conn:
+            async def load(entity_ids: list[int]) -> dict[int, list[EntityBridge]]:
+                grouped: dict[int, list[EntityBridge]] = {}
+                for bridge in await canonical_queries.select_bridges_from_entities(conn, entity_ids, scope):
+                    grouped.setdefault(bridge.source_entity_id, []).append(bridge)
+                return grouped
+
+            by_entity = await self.neighbourhoods.get_or_load("bridges", list(seeds), scope, None, load)
+        bridges = [b for found in by_entity.values() for b in found
+                   if b.source_entity_id in seeds and b.source_corpus_id == seeds[b.source_entity_id].corpus_id
+                   and b.target_corpus_id in allowed and b.target_corpus_id != b.source_corpus_id]
+        bridges.sort(key=lambda b: (-seeds[b.source_entity_id].weight * b.confidence, b.hops, b.canonical_name,
+                                    b.target_entity_id))
+        kept: dict[int, int] = {}
+        state.bridges = []
+        for bridge in bridges:
+            if kept.get(bridge.hops, 0) < cap:
+                kept[bridge.hops] = kept.get(bridge.hops, 0) + 1
+                state.bridges.append(bridge)
+        bridges = state.bridges
+        corpora = state.request.corpora
+        return {"count": len(bridges), "sources": len(seeds), "strict_scope": state.request.strict_scope,
+                "top": [f"{corpora[b.source_corpus_id].label} -> {corpora[b.target_corpus_id].label} via "
+                        f"{b.canonical_name} ({b.bridge_type}, {b.hops} hop{'s' if b.hops > 1 else ''})"
+                        for b in bridges[:_TRACE_TOP]]}

@@ -1,0 +1,98 @@
+"""What one planner run knows: the request and what each stage found."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Protocol
+from uuid import UUID
+
+import numpy as np
+
+from knowledge.corpora import Corpus
+from knowledge.retrieval.query_intent import QueryKind
+from knowledge.retrieval.results import BridgePath, SearchHit, StageTrace
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    query: str
+    kind: QueryKind
+    effective: tuple[UUID, ...]        # requested ∩ accessible: seeds (primary evidence) come only from these
+    expansion_scope: tuple[UUID, ...]  # corpora expansion may read: effective (strict) or every accessible one
+    corpora: Mapping[UUID, Corpus]     # every corpus of expansion_scope, for labels
+    limit: int
+    expand: bool                       # decided by the planner's intent rules, never by the caller
+    strict_scope: bool = False
+
+
+@dataclass(frozen=True)
+class SeedHit:
+    """A chunk found by the direct hybrid search of its own corpus."""
+
+    chunk_id: int
+    corpus_id: UUID
+    rank: int  # 1-based, within its corpus
+    score: float
+    source_uri: str
+
+
+@dataclass
+class SeedEntity:
+    entity_id: int
+    corpus_id: UUID
+    name: str
+    weight: float  # personalization mass (see seed_entities._personalization)
+    primary: bool  # mentioned in primary evidence (a top-`limit` seed of its corpus)
+    chunk_ids: set[int] = field(default_factory=set)
+
+
+class EntityBridge(Protocol):
+    """A canonical link from a local entity in one corpus to a local entity in another (canonical layer)."""
+
+    canonical_id: int
+    canonical_name: str
+    source_entity_id: int
+    source_corpus_id: UUID
+    target_entity_id: int
+    target_corpus_id: UUID
+    bridge_type: str
+    hops: int
+    confidence: float
+
+
+@dataclass(frozen=True)
+class ExpandedChunk:
+    """A chunk the graph expansion reached through a bridge from primary evidence of another corpus."""
+
+    chunk_id: int
+    corpus_id: UUID
+    score: float  # walk mass reaching it from the seeds of other corpora
+    path: BridgePath
+
+
+@dataclass
+class Candidate:
+    chunk_id: int
+    corpus_id: UUID
+    rrf: float
+    seed_rank: int | None = None
+    expansion_rank: int | None = None
+    path: BridgePath | None = None
+    expansion_score: float = 0.0
+
+
+@dataclass
+class PlanState:
+    request: PlanRequest
+    embedding: np.ndarray | None = None
+    seeds: dict[UUID, list[SeedHit]] = field(default_factory=dict)
+    seed_entities: dict[int, SeedEntity] = field(default_factory=dict)
+    bridges: list[EntityBridge] = field(default_factory=list)
+    expansion: list[ExpandedChunk] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    hits: list[SearchHit] = field(default_factory=list)
+    trace: list[StageTrace] = field(default_factory=list)
+
+    def primary_chunk_ids(self) -> set[int]:
+        """Chunks a direct search of their own corpus shows within the requested limit."""
+        limit = self.request.limit
+        return {s.chunk_id for hits in self.seeds.values() for s in hits if s.rank <= limit}

@@ -1,0 +1,117 @@
+"""Bounded breadth-first growth of the entity graph around the seed entities.
+
+Hop by hop (at most ``max_depth``), each frontier entity offers its relation neighbours and the seeds offer
+their bridged counterparts (a bridge of ``hops`` h lands at depth h); at most ``per_hop`` new entities join
+per hop, the most promising first (parent priority x edge weight).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable, Iterator, Mapping, Sequence
+from uuid import UUID
+
+from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
+
+SHARED_ENTITY = "shared_entity"
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    entity_id: int
+    corpus_id: UUID
+    name: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    entity_id: int
+    corpus_id: UUID
+    name: str
+    depth: int
+    priority: float
+
+
+@dataclass
+class EntityGraph:
+    nodes: dict[int, GraphNode]
+    relation_edges: dict[tuple[int, int], float]  # (low id, high id) -> weight, both ends in nodes
+    bridge_edges: list[EntityBridge]               # both ends in nodes, hops <= max depth
+    added_per_hop: list[int] = field(default_factory=list)
+
+    def same_entity_groups(self) -> dict[int, int]:
+        """Node -> representative: copies of one canonical entity in different corpora (shared_entity bridges)
+        form one group, so the walk treats them as the one entity they are."""
+        parent = {n: n for n in self.nodes}
+
+        def find(n: int) -> int:
+            while parent[n] != n:
+                parent[n] = parent[parent[n]]
+                n = parent[n]
+            return n
+
+        for bridge in self.bridge_edges:
+            if bridge.bridge_type == SHARED_ENTITY:
+                a, b = find(bridge.source_entity_id), find(bridge.target_entity_id)
+                parent[max(a, b)] = min(a, b)
+        return {n: find(n) for n in self.nodes}
+
+    def weighted_edges(self, groups: Mapping[int, int]) -> Iterator[tuple[int, int, float]]:
+        """Relation edges and relation-path bridges between groups (edges inside a group are dropped)."""
+        for (a, b), weight in self.relation_edges.items():
+            if groups[a] != groups[b]:
+                yield groups[a], groups[b], weight
+        for bridge in self.bridge_edges:
+            a, b = groups[bridge.source_entity_id], groups[bridge.target_entity_id]
+            if a != b:
+                yield a, b, bridge.confidence
+
+
+NeighbourFetch = Callable[[list[int]], Awaitable[Mapping[int, Sequence[Neighbour]]]]
+
+
+def _offer(candidates: dict[int, GraphNode], node: GraphNode) -> None:
+    current = candidates.get(node.entity_id)
+    if current is None or node.priority > current.priority:
+        candidates[node.entity_id] = node
+
+
+async def build_entity_graph(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge], max_depth: int,
+                             per_hop: int, fetch_neighbours: NeighbourFetch) -> EntityGraph:
+    if max_depth < 0 or per_hop < 0:
+        raise ValueError(f"graph_max_depth and graph_neighbors_per_hop must be >= 0, got {max_depth}, {per_hop}")
+    nodes = {s.entity_id: GraphNode(s.entity_id, s.corpus_id, s.name, 0, s.weight) for s in seeds.values()}
+    usable_bridges = [b for b in bridges if b.hops <= max_depth and b.source_entity_id in seeds]
+    arrivals: dict[int, list[GraphNode]] = {}
+    for bridge in usable_bridges:
+        priority = seeds[bridge.source_entity_id].weight * bridge.confidence
+        arrivals.setdefault(bridge.hops, []).append(GraphNode(
+            bridge.target_entity_id, bridge.target_corpus_id, bridge.canonical_name, bridge.hops, priority))
+    edges: dict[tuple[int, int], float] = {}
+    graph = EntityGraph(nodes=nodes, relation_edges={}, bridge_edges=[])
+    frontier = list(nodes)
+    for depth in range(1, max_depth + 1):
+        candidates: dict[int, GraphNode] = {}
+        if frontier:
+            neighbourhoods = await fetch_neighbours(frontier)
+            for entity_id in frontier:
+                parent = nodes[entity_id]
+                for neighbour in neighbourhoods.get(entity_id, ()):
+                    if neighbour.corpus_id != parent.corpus_id or neighbour.entity_id == entity_id:
+                        continue  # relations never leave their corpus; only bridges cross
+                    key = (min(entity_id, neighbour.entity_id), max(entity_id, neighbour.entity_id))
+                    edges[key] = max(edges.get(key, 0.0), neighbour.weight)
+                    if neighbour.entity_id not in nodes:
+                        _offer(candidates, GraphNode(neighbour.entity_id, neighbour.corpus_id, neighbour.name, depth,
+                                                     parent.priority * neighbour.weight))
+        for node in arrivals.get(depth, ()):
+            if node.entity_id not in nodes:
+                _offer(candidates, node)
+        chosen = sorted(candidates.values(), key=lambda n: (-n.priority, n.entity_id))[:per_hop]
+        for node in chosen:
+            nodes[node.entity_id] = node
+        graph.added_per_hop.append(len(chosen))
+        frontier = [n.entity_id for n in chosen]
+    graph.relation_edges = {k: w for k, w in edges.items() if k[0] in nodes and k[1] in nodes and w > 0}
+    graph.bridge_edges = [b for b in usable_bridges if b.target_entity_id in nodes and b.confidence > 0]
+    return graph

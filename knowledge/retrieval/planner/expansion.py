@@ -1,0 +1,116 @@
+"""Stage: cross-corpus graph expansion.
+
+Grow the entity graph (seeds, bridged counterparts, relation neighbours; bounded depth and per-hop fan-out,
+hubs skipped), walk it with personalized PageRank from the seed entities, and turn the top entities into
+chunk candidates through their mentions. A chunk is ranked by the walk mass that reaches it from the seeds
+of *other* corpora (each entity passes its mass on evenly to the chunks that mention it) and is kept only
+when a bridge path from primary evidence of another corpus reaches one of its entities.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+from uuid import UUID
+
+from config import Settings
+from knowledge.db.database import Database
+from knowledge.db.queries import graph as graph_queries
+from knowledge.db.queries import planner as planner_queries
+from knowledge.retrieval.planner.context import ExpandedChunk, PlanState
+from knowledge.retrieval.planner.entity_graph import EntityGraph, Neighbour, build_entity_graph
+from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
+from knowledge.retrieval.planner.paths import Origin, bridge_origins
+from knowledge.retrieval.planner.walk import Walk, walk_from_seeds
+from knowledge.retrieval.results import BridgePath
+
+_TRACE_TOP = 8
+
+
+class ExpansionStage:
+    name = "expansion"
+    graph_only = True
+
+    def __init__(self, db: Database, settings: Settings, neighbourhoods: NeighbourhoodCache) -> None:
+        self.db = db
+        self.settings = settings
+        self.neighbourhoods = neighbourhoods
+
+    async def run(self, state: PlanState) -> dict[str, Any]:
+        planner = self.settings.planner
+        hub_degree = self.settings.linker.canonical_hub_degree_threshold
+        scope = state.request.expansion_scope
+        async with self.db.scoped(scope) as conn:
+            async def load(entity_ids: list[int]) -> dict[int, list[Neighbour]]:
+                grouped: dict[int, list[Neighbour]] = {}
+                for row in await planner_queries.select_entity_neighbours(
+                        conn, entity_ids, scope, planner.graph_neighbors_per_hop, hub_degree):
+                    grouped.setdefault(row["entity_id"], []).append(
+                        Neighbour(row["neighbour_id"], row["corpus_id"], row["name"], float(row["weight"])))
+                return grouped
+
+            async def fetch(entity_ids: list[int]) -> Mapping[int, list[Neighbour]]:
+                return await self.neighbourhoods.get_or_load(
+                    "neighbours", entity_ids, scope, (planner.graph_neighbors_per_hop, hub_degree), load)
+
+            graph = await build_entity_graph(state.seed_entities, state.bridges, planner.graph_max_depth,
+                                             planner.graph_neighbors_per_hop, fetch)
+            walk = walk_from_seeds(graph, state.seed_entities, planner.ppr_damping)
+            masses = {e: walk.mass(e) for e in graph.nodes}
+            top_entities = [e for e in sorted(masses, key=lambda e: (-masses[e], e)) if masses[e] > 0]
+            top_entities = top_entities[:planner.graph_neighbors_per_hop]
+            chunk_rows = await graph_queries.select_chunks_for_entities(conn, top_entities, scope,
+                                                                        planner.per_corpus_limit)
+        origins = bridge_origins(graph, state.seed_entities, planner.graph_max_depth)
+        state.expansion = self._rank_chunks(state, walk, origins, chunk_rows)[:planner.pool_cap]
+        return self._detail(state, graph, masses, top_entities)
+
+    def _rank_chunks(self, state: PlanState, walk: Walk, origins: Mapping[int, Origin],
+                     chunk_rows: list) -> list[ExpandedChunk]:
+        allowed = set(state.request.expansion_scope)
+        chunk_entities: dict[int, set[int]] = {}
+        chunk_corpus: dict[int, UUID] = {}
+        for row in chunk_rows:
+            if row["corpus_id"] in allowed and row["entity_id"] in walk.groups:
+                chunk_entities.setdefault(row["id"], set()).add(row["entity_id"])
+                chunk_corpus[row["id"]] = row["corpus_id"]
+        for entity in state.seed_entities.values():
+            for chunk_id in entity.chunk_ids:
+                chunk_entities.setdefault(chunk_id, set()).add(entity.entity_id)
+                chunk_corpus[chunk_id] = entity.corpus_id
+        chunks_per_group: dict[int, int] = {}
+        for entity_ids in chunk_entities.values():
+            for group in {walk.groups[e] for e in entity_ids}:
+                chunks_per_group[group] = chunks_per_group.get(group, 0) + 1
+        corpora = state.request.corpora
+        ranked: list[ExpandedChunk] = []
+        for chunk_id, entity_ids in chunk_entities.items():
+            corpus_id = chunk_corpus[chunk_id]
+            share = {e: walk.mass_from_other_corpora(e, corpus_id) / chunks_per_group[walk.groups[e]]
+                     for e in entity_ids}
+            reaching = [e for e in entity_ids if e in origins and origins[e].bridge.target_corpus_id == corpus_id]
+            score = sum(share.values())
+            if score <= 0 or not reaching:
+                continue
+            # the path shown runs through the bridged entity that brings the chunk the most mass
+            origin = origins[min(reaching, key=lambda e: (-share[e], origins[e].sort_key()))]
+            path = BridgePath(
+                source_corpus_id=origin.bridge.source_corpus_id,
+                source_corpus_label=corpora[origin.bridge.source_corpus_id].label,
+                target_corpus_id=corpus_id, target_corpus_label=corpora[corpus_id].label,
+                via_entity=origin.bridge.canonical_name, hops=origin.hops)
+            ranked.append(ExpandedChunk(chunk_id=chunk_id, corpus_id=corpus_id, score=score, path=path))
+        ranked.sort(key=lambda c: (-c.score, c.chunk_id))
+        return ranked
+
+    def _detail(self, state: PlanState, graph: EntityGraph, masses: Mapping[int, float],
+                top_entities: list[int]) -> dict[str, Any]:
+        corpora = state.request.corpora
+        planner = self.settings.planner
+        return {
+            "max_depth": planner.graph_max_depth, "neighbors_per_hop": planner.graph_neighbors_per_hop,
+            "ppr_damping": planner.ppr_damping, "entities": len(graph.nodes),
+            "added_per_hop": list(graph.added_per_hop), "relation_edges": len(graph.relation_edges),
+            "bridge_edges": len(graph.bridge_edges),
+            "top_entities": [f"{graph.nodes[e].name} ({corpora[graph.nodes[e].corpus_id].label}) {masses[e]:.3f}"
+                             for e in top_entities[:_TRACE_TOP]],
+            "candidates": len(state.expansion),
+        }

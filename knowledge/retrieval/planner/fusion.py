@@ -1,0 +1,47 @@
+"""Stage: reciprocal rank fusion of the per-corpus seed rankings and the expansion ranking."""
+from __future__ import annotations
+
+from typing import Any, Hashable, Sequence
+
+from config.settings import PlannerSettings
+from knowledge.retrieval.planner.context import Candidate, PlanState
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[Hashable]], k: int) -> dict[Hashable, float]:
+    """sum over rankings of 1 / (k + rank), rank 1-based; an item listed twice in one ranking counts once."""
+    if k < 0:
+        raise ValueError(f"rrf_k must be >= 0, got {k}")
+    scores: dict[Hashable, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(dict.fromkeys(ranking), start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    return scores
+
+
+class FusionStage:
+    name = "fusion"
+    graph_only = False
+
+    def __init__(self, settings: PlannerSettings) -> None:
+        self.settings = settings
+
+    async def run(self, state: PlanState) -> dict[str, Any]:
+        seed_by_chunk = {s.chunk_id: s for hits in state.seeds.values() for s in hits}
+        expansion_rank = {c.chunk_id: (rank, c) for rank, c in enumerate(state.expansion, start=1)}
+        rankings = [[s.chunk_id for s in hits] for hits in state.seeds.values()]
+        if state.expansion:
+            rankings.append([c.chunk_id for c in state.expansion])
+        scores = reciprocal_rank_fusion(rankings, self.settings.rrf_k)
+        candidates = []
+        for chunk_id, score in scores.items():
+            seed = seed_by_chunk.get(chunk_id)
+            expanded = expansion_rank.get(chunk_id)
+            candidates.append(Candidate(
+                chunk_id=chunk_id, corpus_id=seed.corpus_id if seed else expanded[1].corpus_id, rrf=score,
+                seed_rank=seed.rank if seed else None, expansion_rank=expanded[0] if expanded else None,
+                path=expanded[1].path if expanded else None, expansion_score=expanded[1].score if expanded else 0.0))
+        candidates.sort(key=lambda c: (-c.rrf, c.chunk_id))
+        state.candidates = candidates[:self.settings.pool_cap]
+        return {"rrf_k": self.settings.rrf_k, "pool_cap": self.settings.pool_cap, "rankings": len(rankings),
+                "fused": len(scores), "pool": len(state.candidates),
+                "from_expansion_only": sum(1 for c in state.candidates if c.seed_rank is None)}

@@ -1,0 +1,84 @@
+"""HybridPlanner: runs the stages in order, times each one, and names the stage that failed.
+
+``prepare`` embeds the query; ``run`` does the retrieval stages, which the service bounds with the
+whole-pipeline timeout. The embedding stays outside that bound because in a fresh process (every CLI
+search) it includes loading the model, a one-off cost of seconds that is not retrieval latency.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from typing import Sequence
+
+from config import Settings
+from knowledge.db.database import Database
+from knowledge.embedding import QueryEmbeddingCache
+from knowledge.metrics import planner_stage_seconds
+from knowledge.retrieval.planner.bridges import BridgeStage
+from knowledge.retrieval.planner.context import PlanState
+from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder
+from knowledge.retrieval.planner.expansion import ExpansionStage
+from knowledge.retrieval.planner.fusion import FusionStage
+from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
+from knowledge.retrieval.planner.query_embedding import QueryEmbeddingStage
+from knowledge.retrieval.planner.rerank import RerankStage
+from knowledge.retrieval.planner.seed_entities import SeedEntityStage
+from knowledge.retrieval.planner.seeds import SeedStage
+from knowledge.retrieval.planner.stage import Stage, StageFailed
+from knowledge.retrieval.results import StageTrace
+
+
+@dataclasses.dataclass(frozen=True)
+class HybridPlanner:
+    embed: Stage
+    stages: tuple[Stage, ...]
+
+    @classmethod
+    def default(cls, db: Database, query_cache: QueryEmbeddingCache, neighbourhoods: NeighbourhoodCache,
+                settings: Settings | None = None) -> "HybridPlanner":
+        settings = settings or db.settings
+        return cls(QueryEmbeddingStage(query_cache), (
+            SeedStage(db, settings.planner),
+            SeedEntityStage(db, settings),
+            BridgeStage(db, settings.planner, neighbourhoods),
+            ExpansionStage(db, settings, neighbourhoods),
+            FusionStage(settings.planner),
+            RerankStage(db, OfflineCrossEncoder.detect()),
+        ))
+
+    @property
+    def stage_names(self) -> Sequence[str]:
+        return [self.embed.name, *(s.name for s in self.stages)]
+
+    def replacing(self, name: str, stage: Stage) -> "HybridPlanner":
+        """A planner with the stage called ``name`` swapped for ``stage`` (same position)."""
+        if name not in self.stage_names:
+            raise ValueError(f"no planner stage named {name!r}; stages: {', '.join(self.stage_names)}")
+        if name == self.embed.name:
+            return HybridPlanner(stage, self.stages)
+        return HybridPlanner(self.embed, tuple(stage if s.name == name else s for s in self.stages))
+
+    async def prepare(self, state: PlanState) -> None:
+        await self._run_stage(self.embed, state)
+
+    async def run(self, state: PlanState) -> None:
+        """The retrieval stages; graph stages run only when the request expands."""
+        for stage in self.stages:
+            if not stage.graph_only or state.request.expand:
+                await self._run_stage(stage, state)
+
+    @staticmethod
+    async def _run_stage(stage: Stage, state: PlanState) -> None:
+        started = time.perf_counter()
+        try:
+            detail = await stage.run(state)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            state.trace.append(StageTrace(stage.name, time.perf_counter() - started,
+                                          {"error": f"{type(exc).__name__}: {exc}"}))
+            raise StageFailed(stage.name, exc) from exc
+        seconds = time.perf_counter() - started
+        planner_stage_seconds.labels(stage=stage.name).observe(seconds)
+        state.trace.append(StageTrace(stage.name, seconds, detail))

@@ -1,0 +1,118 @@
+"""Stage: rerank the fused pool and pick the results.
+
+Relevance is a cross-encoder score when one is installed offline, otherwise the cosine of the chunk and
+query embeddings; the final score blends it with the (max-normalised) RRF score. Graph-expanded evidence,
+by design, shares little with the question, so it gets reserved slots instead of competing on cosine alone.
+Evidence is graph-expanded when a bridge path from primary evidence of another corpus reaches it and a
+direct search of its own corpus would not show it within the requested limit.
+"""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import numpy as np
+
+from knowledge.db.database import Database
+from knowledge.db.queries import chunks as chunk_queries
+from knowledge.retrieval.citations import assign_citations
+from knowledge.retrieval.planner.context import Candidate, PlanState
+from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder
+from knowledge.retrieval.results import SearchHit
+
+RELEVANCE_WEIGHT = 0.5
+EXPANDED_SLOT_SHARE = 0.2  # DESIGN.md targets a cross-corpus expansion ratio >= 15%
+
+
+@dataclass
+class Scored:
+    candidate: Candidate
+    row: Any
+    relevance: float
+    score: float
+    expanded: bool
+
+
+def reserved_slots(limit: int, expanded_available: int) -> int:
+    """Slots kept for graph-expanded evidence: a fifth of the results (at least one when there are two)."""
+    if limit < 2:
+        return 0
+    return min(expanded_available, max(1, round(limit * EXPANDED_SLOT_SHARE)))
+
+
+def select_results(scored: list[Scored], limit: int, mentioned: set[UUID]) -> list[Scored]:
+    """The ``limit`` best by score, except that the reserved slots go to graph-expanded evidence: first in the
+    mentioned corpora, then by the walk mass the other corpora send it."""
+    ordered = sorted(scored, key=lambda s: (-s.score, s.candidate.chunk_id))
+    expanded = sorted((s for s in scored if s.expanded),
+                      key=lambda s: (s.candidate.corpus_id not in mentioned, -s.candidate.expansion_score, -s.score,
+                                     s.candidate.chunk_id))
+    keep = expanded[:reserved_slots(limit, len(expanded))]
+    kept_ids = {s.candidate.chunk_id for s in keep}
+    keep += [s for s in ordered if s.candidate.chunk_id not in kept_ids][:limit - len(keep)]
+    return sorted(keep, key=lambda s: (-s.score, s.candidate.chunk_id))
+
+
+def _vector(value: Any) -> np.ndarray:
+    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=np.float64)
+
+
+class RerankStage:
+    name = "rerank"
+    graph_only = False
+
+    def __init__(self, db: Database, cross_encoder: OfflineCrossEncoder) -> None:
+        self.db = db
+        self.cross_encoder = cross_encoder
+
+    async def _relevance(self, state: PlanState, rows: list) -> tuple[np.ndarray, str]:
+        if self.cross_encoder.available:
+            scores = await asyncio.to_thread(self.cross_encoder.score, state.request.query,
+                                             [r["content"] for r in rows])
+            if scores is not None:
+                return scores, f"cross-encoder {self.cross_encoder.name}"
+        query = np.asarray(state.embedding, dtype=np.float64)
+        return np.clip(np.array([_vector(r["embedding"]) @ query for r in rows]), 0.0, 1.0), "embedding cosine"
+
+    async def run(self, state: PlanState) -> dict[str, Any]:
+        request = state.request
+        scope = request.expansion_scope
+        effective = set(request.effective)
+        async with self.db.scoped(scope) as conn:
+            rows = await chunk_queries.select_chunks_by_ids(conn, [c.chunk_id for c in state.candidates], scope)
+        by_id = {r["id"]: r for r in rows if r["corpus_id"] in set(scope)}
+        primary = state.primary_chunk_ids()
+        pool: list[tuple[Candidate, Any, bool]] = []
+        for candidate in state.candidates:
+            row = by_id.get(candidate.chunk_id)
+            if row is None or row["corpus_id"] != candidate.corpus_id:
+                continue
+            expanded = candidate.path is not None and candidate.chunk_id not in primary
+            if candidate.corpus_id not in effective and not expanded:
+                continue  # outside the mentioned corpora only bridged evidence may appear
+            pool.append((candidate, row, expanded))
+        relevance, method = await self._relevance(state, [row for _, row, _ in pool]) if pool else (np.array([]), "")
+        top_rrf = max((c.rrf for c, _, _ in pool), default=1.0)
+        scored = [Scored(c, row, float(rel), RELEVANCE_WEIGHT * float(rel) + (1 - RELEVANCE_WEIGHT) * c.rrf / top_rrf,
+                         expanded) for (c, row, expanded), rel in zip(pool, relevance)]
+        selected = select_results(scored, request.limit, effective)
+        state.hits = assign_citations([self._hit(state, s) for s in selected])
+        return {"method": method or "none", "pool": len(pool),
+                "reserved_for_expanded": reserved_slots(request.limit, sum(1 for s in scored if s.expanded)),
+                "expanded_in_results": sum(1 for s in selected if s.expanded)}
+
+    def _hit(self, state: PlanState, scored: Scored) -> SearchHit:
+        candidate, row = scored.candidate, scored.row
+        corpus = state.request.corpora[candidate.corpus_id]
+        scores = {"relevance": scored.relevance, "rrf": candidate.rrf}
+        if candidate.seed_rank is not None:
+            scores["seed_rank"] = float(candidate.seed_rank)
+        if candidate.expansion_rank is not None:
+            scores["expansion_rank"] = float(candidate.expansion_rank)
+        return SearchHit(
+            chunk_id=row["id"], corpus_id=row["corpus_id"], corpus_name=corpus.name, corpus_label=corpus.label,
+            content=row["content"], source_uri=row["source_uri"], metadata=dict(row["metadata"] or {}),
+            score=scored.score, evidence_type="graph_expanded" if scored.expanded else "primary",
+            bridge=candidate.path if scored.expanded else None, scores=scores)

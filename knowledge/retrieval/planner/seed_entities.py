@@ -1,0 +1,60 @@
+"""Stage: seed entities, the entities the seed chunks mention, with their personalization weights."""
+from __future__ import annotations
+
+from typing import Any
+
+from config import Settings
+from knowledge.db.database import Database
+from knowledge.db.queries import graph as graph_queries
+from knowledge.db.queries import planner as planner_queries
+from knowledge.retrieval.planner.context import PlanState, SeedEntity
+from knowledge.retrieval.planner.personalization import FACT_SEEDS, QueryNames, add_fact_weights, mention_weight
+
+_TRACE_TOP = 5
+
+
+class SeedEntityStage:
+    name = "seed_entities"
+    graph_only = True
+
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.db = db
+        self.settings = settings
+
+    async def run(self, state: PlanState) -> dict[str, Any]:
+        hub_degree = self.settings.linker.canonical_hub_degree_threshold
+        effective = state.request.effective
+        seed_by_chunk = {s.chunk_id: s for hits in state.seeds.values() for s in hits}
+        primary = state.primary_chunk_ids()
+        query_names = QueryNames(state.request.query)
+        async with self.db.scoped(effective) as conn:
+            mentions = await graph_queries.select_mentions_for_chunks(conn, list(seed_by_chunk), effective)
+            entity_rows = await graph_queries.select_entities_by_ids(
+                conn, sorted({m["entity_id"] for m in mentions}), effective)
+            # stopword-like hubs carry no signal and would flood the expansion
+            usable = {r["id"]: r for r in entity_rows if r["degree"] <= hub_degree}
+            entities: dict[int, SeedEntity] = {}
+            for mention in mentions:
+                seed = seed_by_chunk.get(mention["chunk_id"])
+                row = usable.get(mention["entity_id"])
+                if seed is None or row is None or row["corpus_id"] != seed.corpus_id:
+                    continue
+                entity = entities.setdefault(row["id"], SeedEntity(
+                    entity_id=row["id"], corpus_id=row["corpus_id"], name=row["canonical_name"], weight=0.0,
+                    primary=False))
+                entity.chunk_ids.add(seed.chunk_id)
+                if seed.chunk_id in primary:  # deeper seeds are graph nodes; the walk restarts at the best ones
+                    entity.primary = True
+                    entity.weight += mention_weight(query_names.names(entity.name), row["mention_count"], seed.rank)
+            primary_entities = [e.entity_id for e in entities.values() if e.primary]
+            facts = await planner_queries.select_relation_facts(
+                conn, primary_entities, effective, state.request.query, FACT_SEEDS) if primary_entities else []
+        state.seed_entities = entities
+        matched_facts = add_fact_weights(entities, facts)
+        corpora = state.request.corpora
+        per_corpus: dict[str, list[str]] = {}
+        for corpus_id in effective:
+            mine = sorted((e for e in entities.values() if e.corpus_id == corpus_id), key=lambda e: (-e.weight, e.name))
+            per_corpus[corpora[corpus_id].label] = [e.name for e in mine[:_TRACE_TOP]]
+        return {"count": len(entities), "primary": len(primary_entities),
+                "hubs_skipped": len(entity_rows) - len(usable), "per_corpus": per_corpus, "facts": matched_facts}

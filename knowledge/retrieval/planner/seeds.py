@@ -1,0 +1,39 @@
+"""Stage: per-corpus hybrid seeds, one kb_rrf_search per effective corpus, in parallel on separate connections."""
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+from uuid import UUID
+
+from config.settings import PlannerSettings
+from knowledge.db.database import Database
+from knowledge.db.queries import chunks as chunk_queries
+from knowledge.retrieval.planner.context import PlanState, SeedHit
+
+_TRACE_TOP = 3
+
+
+class SeedStage:
+    name = "seeds"
+    graph_only = False
+
+    def __init__(self, db: Database, settings: PlannerSettings) -> None:
+        self.db = db
+        self.settings = settings
+
+    async def _search_corpus(self, state: PlanState, corpus_id: UUID) -> list[SeedHit]:
+        request = state.request
+        async with self.db.scoped(request.effective) as conn:
+            rows = await chunk_queries.rrf_search(conn, state.embedding, request.query, [corpus_id],
+                                                  self.settings.per_corpus_limit, self.settings.rrf_k)
+        return [SeedHit(chunk_id=r["id"], corpus_id=r["corpus_id"], rank=rank, score=float(r["score"]),
+                        source_uri=r["source_uri"]) for rank, r in enumerate(rows, start=1)]
+
+    async def run(self, state: PlanState) -> dict[str, Any]:
+        effective = state.request.effective
+        per_corpus = await asyncio.gather(*(self._search_corpus(state, c) for c in effective))
+        state.seeds = dict(zip(effective, per_corpus))
+        corpora = state.request.corpora
+        return {"per_corpus_limit": self.settings.per_corpus_limit,
+                "per_corpus": {corpora[c].label: len(hits) for c, hits in state.seeds.items()},
+                "top": {corpora[c].label: [h.source_uri for h in hits[:_TRACE_TOP]] for c, hits in state.seeds.items()}}

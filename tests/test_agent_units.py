@@ -1,0 +1,118 @@
+"""Pure parts of the agent layer: context block, note extraction, approval policy, answers, offline routing."""
+from __future__ import annotations
+
+import pytest
+from google.adk.models.llm_request import LlmRequest
+from google.genai import types
+
+from agents.answer import compose_search_answer, select_evidence
+from agents.ingest_payload import ingest_payload
+from agents.offline_model import Turn, decide
+from agents.session_context import CorpusRef, SessionContext
+from config.settings import ApprovalPolicy
+from tools.approval import HIGH_RISK_TOOLS, requires_approval
+
+A = CorpusRef("11111111-1111-1111-1111-111111111111", "team_notes", "Team Notes")
+B = CorpusRef("22222222-2222-2222-2222-222222222222", "papers", "Research Papers")
+
+
+def test_session_context_round_trips_through_the_instruction_text():
+    context = SessionContext([A, B], [A, B], "ingest", "the retro moved to {Friday} \"later\"")
+    instruction = "You route.\n\n" + context.render()
+    assert SessionContext.parse(instruction) == context
+    assert SessionContext.parse("no block here") == SessionContext()
+
+
+@pytest.mark.parametrize("text, note", [
+    ("save this to @team_notes: Helios reindex takes 4 hours", "Helios reindex takes 4 hours"),
+    ("@team_notes @papers note this: the retro is friday", "the retro is friday"),
+    ("Remember that the Helios reindex takes 4 hours @team_notes", "the Helios reindex takes 4 hours"),
+    ("store in @team_notes the deploy freeze starts May 1", "the deploy freeze starts May 1"),
+    ("把这段话保存到@团队笔记：上海办公室搬到了徐汇", "上海办公室搬到了徐汇"),
+    ("记住 上海办公室在徐汇 @团队笔记", "上海办公室在徐汇"),
+    ("save this to @team_notes", None),
+    ("note this", None),
+])
+def test_ingest_payload_drops_the_command_and_mentions(text, note):
+    assert ingest_payload(text) == note
+
+
+@pytest.mark.parametrize("tool, policy, expected", [
+    ("ingest_to_corpus", ApprovalPolicy.per_tool, True),
+    ("search_knowledge_base", ApprovalPolicy.per_tool, False),
+    ("search_knowledge_base", ApprovalPolicy.always, True),
+    ("ingest_to_corpus", ApprovalPolicy.never, False),
+])
+def test_approval_policy(tool, policy, expected):
+    assert "ingest_to_corpus" in HIGH_RISK_TOOLS
+    assert requires_approval(tool, policy) is expected
+
+
+def _hit(n: int, content: str, corpus: str, evidence: str = "primary", bridge: str | None = None) -> dict:
+    hit = {"citation_id": n, "content": content, "corpus_label": corpus, "evidence_type": evidence,
+           "formatted_citation": f"[{n}] “Doc {n}.” (from Corpus: {corpus})"}
+    if bridge:
+        hit["bridge"] = bridge
+    return hit
+
+
+def test_extractive_answer_keeps_bridge_evidence_and_lists_links():
+    bridge = "Project Docs -> Research Papers via Aurora Vector Engine"
+    result = {"status": "success", "mode": "planner", "bridges": [bridge], "results": [
+        _hit(1, "# Helios note\nProject Helios depends on the Aurora Vector Engine for nearest-neighbour lookups. "
+                "The team meets on Mondays.", "Project Docs"),
+        _hit(2, "Aurora Vector Engine was developed by Dr. Lin Wei at Tsinghua University.", "Research Papers",
+             "graph_expanded", bridge),
+    ]}
+    answer = compose_search_answer("Which researcher created the engine Project Helios depends on?", result)
+    assert "Aurora Vector Engine was developed by Dr. Lin Wei at Tsinghua University. [2]" in answer
+    assert "depends on the Aurora Vector Engine for nearest-neighbour lookups. [1]" in answer
+    assert "Mondays" not in answer and "Helios note" not in answer
+    assert "(from Corpus: Research Papers)" in answer and "(from Corpus: Project Docs)" in answer
+    assert answer.split("Cross-corpus links:")[1].strip() == f"- {bridge}: evidence [2]"
+
+
+def test_evidence_falls_back_to_the_top_result_when_no_word_matches():
+    picked = select_evidence("zzz", [_hit(3, "Completely unrelated sentence here.", "Team Notes")])
+    assert [(e.sentence, e.citation_id) for e in picked] == [("Completely unrelated sentence here.", 3)]
+
+
+def _request(tools: list[str], context: SessionContext, user: str) -> LlmRequest:
+    request = LlmRequest(contents=[types.Content(role="user", parts=[types.Part(text=user)])],
+                         config=types.GenerateContentConfig(system_instruction="x\n\n" + context.render()))
+    request.tools_dict = {name: None for name in tools}  # type: ignore[misc]
+    return request
+
+
+@pytest.mark.parametrize("tools, context, user, expected", [
+    (["transfer_to_agent"], SessionContext([A], [], "ingest"), "save this @team_notes: x",
+     ("transfer_to_agent", {"agent_name": "InternalizationFaculty"})),
+    (["transfer_to_agent"], SessionContext([A, B], [], "retrieve"), "what is x?",
+     ("transfer_to_agent", {"agent_name": "PerceptionFaculty"})),
+    (["transfer_to_agent"], SessionContext([], [], None), "what is x?",
+     ("transfer_to_agent", {"agent_name": "PerceptionFaculty"})),
+    (["search_knowledge_base", "search_knowledge_graph_global", "search_knowledge_graph_with_papers"],
+     SessionContext([A, B]), "What are the main themes? @team_notes @papers",
+     ("search_knowledge_graph_global", {"query": "What are the main themes?", "corpus_ids": [A.id, B.id]})),
+    (["search_knowledge_base", "search_knowledge_graph_global", "search_knowledge_graph_with_papers"],
+     SessionContext([B]), "Which papers use RRF? @papers",
+     ("search_knowledge_graph_with_papers", {"query": "Which papers use RRF?", "corpus_ids": [B.id]})),
+    (["search_knowledge_base", "search_knowledge_graph_global", "search_knowledge_graph_with_papers"],
+     SessionContext([]), "Who leads Helios?", ("search_knowledge_base", {"query": "Who leads Helios?"})),
+    (["ingest_to_corpus"], SessionContext([A]), "save this to @team_notes: the retro is friday",
+     ("ingest_to_corpus", {"text": "the retro is friday", "corpus_id": A.id})),
+    (["ingest_to_corpus"], SessionContext([A], [], "ingest", "kept from before"), "@team_notes",
+     ("ingest_to_corpus", {"text": "kept from before", "corpus_id": A.id})),
+])
+def test_offline_model_routes_and_calls_tools_with_the_right_arguments(tools, context, user, expected):
+    reply = decide(Turn.read(_request(tools, context, user)))
+    assert isinstance(reply, types.FunctionCall)
+    assert (reply.name, reply.args) == expected
+
+
+def test_offline_model_asks_which_corpus_and_greets_without_tools():
+    ask = decide(Turn.read(_request(["ingest_to_corpus"], SessionContext([A, B]), "note this: x @team_notes @papers")))
+    assert ask == ("Which corpus should I save this to: @team_notes (Team Notes) or @papers (Research Papers)? "
+                   "Reply with one @mention.")
+    hello = decide(Turn.read(_request(["transfer_to_agent"], SessionContext([], [A, B]), "hi")))
+    assert isinstance(hello, str) and "@team_notes (Team Notes), @papers (Research Papers)" in hello

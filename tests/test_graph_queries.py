@@ -1,0 +1,46 @@
+"""The graph read functions the hybrid planner uses, inside an RLS-scoped transaction."""
+from knowledge.db.queries import graph as gq
+
+
+async def _entity(conn, corpus_id, key):
+    return await conn.fetchval("SELECT id FROM kg_entity WHERE corpus_id = $1 AND name_normalized = $2",
+                               corpus_id, key)
+
+
+async def test_mentions_relations_and_chunks_for_entities(demo_app):
+    kapp, corpora = demo_app
+    docs = corpora["project_docs"]
+    async with kapp.db.connection() as conn:
+        cobalt = await _entity(conn, docs.id, "cobaltsystems")
+        microsoft = await _entity(conn, docs.id, "microsoft")
+    async with kapp.db.scoped([docs.id]) as conn:
+        chunks = await gq.select_chunks_for_entities(conn, [cobalt], [docs.id], limit_per_entity=2)
+        assert 1 <= len(chunks) <= 2 and all(c["entity_id"] == cobalt and c["corpus_id"] == docs.id for c in chunks)
+        assert all("Cobalt Systems" in c["content"] for c in chunks)
+        mentions = await gq.select_mentions_for_chunks(conn, [c["id"] for c in chunks])
+        assert {(m["entity_id"], m["corpus_id"]) for m in mentions} >= {(cobalt, docs.id), (microsoft, docs.id)}
+        touching = await gq.select_relations_touching(conn, [cobalt], [docs.id])
+        assert touching and all(cobalt in (r["source_entity_id"], r["target_entity_id"]) for r in touching)
+        assert any(r["relation_type"] == "ACQUIRED" and r["source_entity_id"] == microsoft for r in touching)
+        among = await gq.select_relations_among(conn, [cobalt, microsoft], [docs.id])
+        assert among and all({r["source_entity_id"], r["target_entity_id"]} == {cobalt, microsoft} for r in among)
+        entities = await gq.select_entities_by_ids(conn, [cobalt, microsoft], [docs.id])
+        assert {(e["id"], e["canonical_name"]) for e in entities} == {(cobalt, "Cobalt Systems"),
+                                                                      (microsoft, "Microsoft")}
+
+
+async def test_reads_see_nothing_outside_the_scope(demo_app):
+    kapp, corpora = demo_app
+    docs, notes = corpora["project_docs"], corpora["team_notes"]
+    async with kapp.db.connection() as conn:
+        cobalt = await _entity(conn, docs.id, "cobaltsystems")
+        chunk_ids = [r["id"] for r in await conn.fetch(
+            "SELECT chunk_id AS id FROM kg_entity_mention WHERE entity_id = $1", cobalt)]
+    async with kapp.db.scoped([notes.id]) as conn:
+        # asked for the project_docs corpus explicitly, but the transaction may only read team_notes
+        assert await gq.select_chunks_for_entities(conn, [cobalt], [docs.id], 5) == []
+        assert await gq.select_mentions_for_chunks(conn, chunk_ids) == []
+        assert await gq.select_relations_touching(conn, [cobalt], [docs.id]) == []
+        assert await gq.select_entities_by_ids(conn, [cobalt], [docs.id, notes.id]) == []
+    async with kapp.db.connection() as conn:
+        assert await gq.select_mentions_for_chunks(conn, chunk_ids, [notes.id]) == []

@@ -1,0 +1,42 @@
+"""The query-embedding and neighbourhood caches serve repeated searches and are invalidated by an ingest, so a
+bridge that an ingest creates is found by the very next search (a stale neighbourhood would hide it)."""
+from knowledge.ingest.documents import documents_from_texts
+
+OPS = [("nimbus-plan", "Project Nimbus depends on the Zephyr Storage Engine for its archive tier. The Nimbus team "
+                       "reviewed the archive tier in March with Omar Haddad.")]
+RESEARCH = [("tracking", "Our tracking system was built for project reporting and relies on nightly builds."),
+            ("planning", "The planning system built by the tools group relies on a shared queue for every project."),
+            ("batch", "A batch system built for nightly jobs relies on project quotas and on retries.")]
+ZEPHYR = [("zephyr", "Zephyr Storage Engine came out of the lab of Dr. Ana Pereira in Lisbon. It keeps cold data "
+                     "on tape.")]
+QUESTION = "Who built the system that Project Nimbus relies on?"
+
+
+async def test_ingest_invalidates_both_caches_and_the_new_bridge_is_found(kapp):
+    ops = await kapp.corpora.create("ops", "Ops Notes")
+    research = await kapp.corpora.create("research", "Research")
+    await kapp.ingest_documents(ops, documents_from_texts(OPS))
+    await kapp.ingest_documents(research, documents_from_texts(RESEARCH))
+    both = [ops.id, research.id]
+
+    async def search():
+        return await kapp.retrieval.search(QUESTION, both, both, limit=2, strict_scope=True)
+
+    before = await search()
+    assert before.mode == "planner" and before.graph_expansion, before.fallback_reason
+    assert not [h for h in before.hits if h.evidence_type == "graph_expanded"]
+    cached = len(kapp.retrieval.neighbourhoods)
+    assert cached > 0
+    hits, misses = kapp.retrieval.neighbourhoods.hits, kapp.query_cache.misses
+    await search()
+    assert kapp.retrieval.neighbourhoods.hits > hits  # neighbourhoods served from the cache
+    assert kapp.query_cache.misses == misses  # and the query embedding too
+
+    await kapp.ingest_documents(research, documents_from_texts(ZEPHYR))
+    assert len(kapp.retrieval.neighbourhoods) == 0
+
+    after = await search()
+    assert kapp.query_cache.misses == misses + 1  # the embedding cache was cleared as well
+    expanded = [h for h in after.hits if h.evidence_type == "graph_expanded"]
+    assert [h.source_uri for h in expanded] == ["zephyr"], [(h.source_uri, h.evidence_type) for h in after.hits]
+    assert expanded[0].bridge.describe() == "Ops Notes -> Research via Zephyr Storage Engine"
