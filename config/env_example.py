@@ -1,6 +1,7 @@
 """Render ``.env.example`` from the Settings model so it always lists every setting with its default."""
 from __future__ import annotations
 
+import json
 from enum import Enum
 from pathlib import Path
 
@@ -24,6 +25,9 @@ def _lines(model: type[BaseModel], prefix: str, instance: BaseModel) -> list[str
             continue
         if value is None:
             lines.append(f"# {key}=")
+            continue
+        if isinstance(value, (list, tuple, dict)):
+            lines.append(f"{key}={json.dumps(value)}")
             continue
         rendered = value.value if isinstance(value, Enum) else value
         rendered = str(rendered).lower() if isinstance(rendered, bool) else rendered

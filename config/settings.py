@@ -113,6 +113,9 @@ class Settings(BaseSettings):
     router: RouterSettings = Field(default_factory=RouterSettings)
     # workspace topology JSON (people, libraries, permission views); unset: the shipped demo topology
     topology_path: Path | None = None
+    # Session user ids that act as the local operator (every corpus but card inboxes): the CLI's "local" and
+    # ADK's own dev users, "user" for `adk web` and "test_user" for `adk run`, which run on the operator's machine.
+    local_operator_users: list[str] = Field(default_factory=lambda: ["local", "user", "test_user"])
 
     @property
     def postgres_dir(self) -> Path:

@@ -237,3 +237,51 @@ async def test_unchanged_communities_keep_their_rows_when_another_part_of_the_gr
     assert before and set(before) < set(after)
     assert all(after[i] == before[i] for i in before)
     assert any("Quill Resolver" in title for title, _ in after.values())
+
+
+async def test_concurrent_ingests_into_one_corpus_resolve_against_each_other(kapp):
+    import asyncio
+
+    corpus = await kapp.corpora.create("concurrent")
+    batches = [documents_from_texts([(f"{n}-{i}.txt", f"{name} partnered with Kestrel Labs on project {n}{i}.")
+                                     for i in range(3)])
+               for n, name in (("a", "OpenAI"), ("b", "Open AI"), ("c", "OpenAI Inc."))]
+    reports = await asyncio.gather(*(kapp.ingest_documents(corpus, docs) for docs in batches))
+    assert sum(r.chunks_added for r in reports) == 9
+    async with kapp.db.connection() as conn:
+        assert len(await _entities_keyed(conn, corpus.id, "openai")) == 1
+        assert len(await _entities_keyed(conn, corpus.id, "kestrellabs")) == 1
+        assert await conn.fetchval("SELECT count(*) FROM kg_extracted_chunk WHERE corpus_id = $1", corpus.id) == 9
+        await _assert_level0_covers_entities(conn, corpus.id)
+
+
+async def test_llm_community_summaries_are_stored_and_a_failing_model_falls_back(kapp):
+    from knowledge.graph.summaries import CommunitySummarizer
+
+    async def completion(**kwargs):
+        entities = kwargs["messages"][1]["content"].splitlines()[1].removeprefix("- ")
+        return {"choices": [{"message": {"content": '{"title": "Theme: %s", "summary": "A community about %s '
+                                                    'and the entities around it."}' % (entities, entities)}}]}
+
+    async def broken(**kwargs):
+        raise ConnectionError("no network")
+
+    corpus = await kapp.corpora.create("llm_summaries")
+    kapp.graph.summarizer = CommunitySummarizer("test/model", completion=completion)
+    await kapp.ingest_documents(corpus, documents_from_texts([
+        ("a.txt", "Maria Santos works at Kestrel Labs in Berlin."),
+        ("b.txt", "Quill Resolver stands alone."),
+    ]))
+    async with kapp.db.connection() as conn:
+        rows = await gq.select_communities(conn, corpus.id)
+    multi = [r for r in rows if r["member_count"] > 1]
+    assert multi and all(r["title"].startswith("Theme: ") for r in multi)
+    assert all(not r["title"].startswith("Theme: ") for r in rows if r["member_count"] == 1)
+
+    kapp.graph.summarizer = CommunitySummarizer("other/model", completion=broken)
+    await kapp.graph.rebuild(corpus)
+    async with kapp.db.connection() as conn:
+        rows = await gq.select_communities(conn, corpus.id)
+        await _assert_level0_covers_entities(conn, corpus.id)
+    assert rows and not any(r["title"].startswith("Theme: ") for r in rows)
+    assert any("Kestrel Labs" in r["title"] for r in rows)

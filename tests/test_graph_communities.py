@@ -3,8 +3,14 @@ import json
 
 import pytest
 
-from knowledge.graph.communities import detect_communities
+from knowledge.graph.communities import Community, connected_components, partition_component
 from knowledge.graph.summaries import CommunitySummarizer, MemberInfo, RelationInfo, extractive_summary
+
+
+def detect_communities(entity_ids, edges, split_min_members=12) -> list[Community]:
+    """All communities of a graph: each component partitioned on its own (as the community builder does)."""
+    return [c for component in connected_components(entity_ids, edges)
+            for c in partition_component(component, split_min_members)]
 
 
 def _two_cliques_and_a_loner():
@@ -22,17 +28,19 @@ def test_level_zero_partitions_every_entity_and_is_deterministic():
     level0 = [c for c in first if c.level == 0]
     assert sorted(m for c in level0 for m in c.members) == sorted(nodes)
     assert {c.members for c in level0} == {(1, 2, 3, 4), (10, 11, 12, 13), (99,)}
-    assert [c.key for c in level0] == [0, 1, 2]
+    components = connected_components(nodes, edges)
+    assert [c.members for c in components] == [(1, 2, 3, 4, 10, 11, 12, 13), (99,)]
+    assert (4, 10) in components[0].weights and components[1].weights == {}
 
 
 def test_level_one_splits_large_communities_and_points_at_the_parent():
-    # a ring of 8 triangles next to a large clique: at level 0 modularity's resolution limit keeps the ring as
-    # one community; Leiden inside it (level 1) recovers the triangles
+    # a ring of 8 triangles hanging off a large clique: at level 0 modularity's resolution limit keeps the ring
+    # as one community; Leiden inside it (level 1) recovers the triangles
     triangles = [list(range(i * 3, i * 3 + 3)) for i in range(8)]
     edges = [(a, b, 1.0) for t in triangles for i, a in enumerate(t) for b in t[i + 1:]]
     edges += [(triangles[i][-1], triangles[(i + 1) % 8][0], 1.0) for i in range(8)]
     clique = list(range(1000, 1040))
-    edges += [(a, b, 1.0) for i, a in enumerate(clique) for b in clique[i + 1:]]
+    edges += [(a, b, 1.0) for i, a in enumerate(clique) for b in clique[i + 1:]] + [(0, 1000, 1.0)]
     communities = detect_communities([n for t in triangles for n in t] + clique, edges, split_min_members=12)
     level0 = {c.members: c for c in communities if c.level == 0}
     ring = level0[tuple(range(24))]
@@ -41,6 +49,15 @@ def test_level_one_splits_large_communities_and_points_at_the_parent():
     assert {c.members for c in level1} == {tuple(t) for t in triangles}
     assert all(c.parent_key == ring.key for c in level1)
     assert sorted(c.key for c in level1) == list(range(8))
+
+
+def test_a_component_keeps_its_communities_when_unrelated_ones_are_added():
+    nodes, edges = _two_cliques_and_a_loner()
+    before = {c.members for c in detect_communities(nodes, edges, split_min_members=3)}
+    extra = list(range(500, 530))
+    grown = detect_communities(nodes + extra, edges + [(a, b, 1.0) for i, a in enumerate(extra) for b in extra[i + 1:]],
+                               split_min_members=3)
+    assert before <= {c.members for c in grown}
 
 
 def test_no_entities_no_communities():

@@ -134,3 +134,17 @@ def test_needs_graph_expansion(kind, count: int, expected: bool) -> None:
 
 def test_values() -> None:
     assert [k.value for k in QueryKind] == ["fact", "relation", "multi_hop", "comparison", "global_summary"]
+
+
+@pytest.mark.parametrize("question", [
+    "What is the name of the waterfall in the country where the Bubye River is found?",
+    "What county shares a border with the county in which Johnnycake, West Virginia is located?",
+    "What kind of plane dropped the bomb on Akinoshu Kenji's birthplace?",
+    "What currency predated the Euro in the country Signmark is from?",
+    "Of what church is the Diocese of the birthplace of Meehan Bonnar?",
+    "In which country is Midway, in the same county as McRae in the same state as KAGH-FM?",
+    "Which larger company owns the labeling vendor that the Atlas team picked?",
+    "In which city is the lead author of the multilingual entity resolution paper based?",
+])
+def test_nested_descriptions_are_multi_hop(question):
+    assert classify_query(question) is QueryKind.MULTI_HOP

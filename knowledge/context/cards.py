@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from knowledge.context.permissions import LOCAL_OPERATOR_USER, AccessResolver, ResolvedView, \
+from knowledge.context.permissions import AccessResolver, ResolvedView, \
     inbox_corpus_name
-from knowledge.context.topology import ContextLibrary
+from knowledge.context.topology import LOCAL_OPERATOR_USER, ContextLibrary
 from knowledge.corpora import Corpus
 from knowledge.db.queries import cards as q
 from knowledge.db.queries.cards import CardRecord as Card

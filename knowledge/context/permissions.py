@@ -18,7 +18,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Callable
 from uuid import UUID
 
-from knowledge.context.topology import INBOX_CORPUS_PREFIX, LOCAL_OPERATOR_USER, ContextLibrary, LibraryScope, \
+from knowledge.context.topology import INBOX_CORPUS_PREFIX, ContextLibrary, LibraryScope, \
     Person, ProjectStatus, ScopeKind, Topology, Visibility, load_topology
 from knowledge.corpora import Corpus
 
@@ -166,8 +166,8 @@ class AccessResolver:
 
     async def resolve_user(self, user_id: str) -> ResolvedView:
         """The view of an agent / AG-UI session user: a person (by id, email or listed user id), or the local
-        operator for ``LOCAL_OPERATOR_USER``. Unknown users raise UnknownPersonError (fail closed)."""
-        if user_id == LOCAL_OPERATOR_USER:
+        operator for the ``local_operator_users`` setting. Unknown users raise UnknownPersonError (fail closed)."""
+        if user_id in self.kapp.settings.local_operator_users:
             return await self.resolve_operator()
         return await self.resolve(self.person_for_user(user_id).id)
 

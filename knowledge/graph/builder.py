@@ -139,15 +139,11 @@ class GraphBuilder:
         vectors = await asyncio.to_thread(self.embedder.embed, [g.embedding_text() for g in pending])
         embeddings = {g.ref: v for g, v in zip(pending, vectors)}
         records = new_records(pending, embeddings)
-        # only candidates the resolver will actually compare need their embeddings and neighbours
-        paired = sorted({int(other.id) for _, other in
-                         self.resolver.candidate_pairs(records, [c.record() for c in candidates])
-                         if isinstance(other.id, int)})
-        stored = await gq.select_entity_embeddings(conn, paired) if paired else {}
-        neighbours = await gq.select_neighbour_keys(conn, paired) if paired else {}
-        by_id = {c.id: c for c in candidates}
-        existing = [replace(by_id[i], embedding=stored.get(i), neighbours=frozenset(neighbours.get(i, ())))
-                    for i in paired]
+        ids = [c.id for c in candidates]
+        stored = await gq.select_entity_embeddings(conn, ids) if ids else {}
+        neighbours = await gq.select_neighbour_keys(conn, ids) if ids else {}
+        existing = [replace(c, embedding=stored.get(c.id), neighbours=frozenset(neighbours.get(c.id, ())))
+                    for c in candidates]
         return plan_merges(pending, records, existing, self.resolver, exact), embeddings
 
     async def _write(self, conn: asyncpg.Connection, corpus: Corpus, batch: BatchExtraction, plan: MergePlan,

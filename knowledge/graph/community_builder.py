@@ -1,8 +1,9 @@
 """Recompute a corpus's communities from its stored graph: Leiden levels, summaries, embeddings, rows.
 
-A community whose members and internal relations are unchanged since the last run (same level and
-signature) keeps its row, summary and embedding, so an ingest only summarises, embeds and writes the
-communities it changed; the rest of the corpus costs one read of its entity ids and relations and a Leiden run.
+Only what an ingest changed is recomputed: a connected component with the same entities and relations as
+before (same signature) is not partitioned again, and a community with the same members and internal
+relations keeps its row, summary and embedding. The rest of the corpus costs one read of its entity ids and
+relations, a connected-components pass and a hash per component.
 
 Community embeddings: an LLM summary is embedded as text; an extractive summary is made of its members'
 names and evidence sentences, so its embedding is the centroid of the member entity embeddings ("name:
@@ -22,7 +23,7 @@ import numpy as np
 
 from knowledge.db.queries import graph as gq
 from knowledge.embedding import Embedder
-from knowledge.graph.communities import Community, detect_communities
+from knowledge.graph.communities import Community, Component, connected_components, partition_component
 from knowledge.graph.summaries import CommunitySummarizer, CommunitySummary, MemberInfo, RelationInfo, rank_members
 from knowledge.ingest.segmentation import segment_for_search
 
@@ -38,6 +39,7 @@ class CommunityReport:
 
 def _internal_relations(communities: list[Community],
                         relations: list[RelationInfo]) -> dict[tuple[int, int], list[RelationInfo]]:
+    """(level, key) -> the relations with both ends inside that community."""
     community_of: dict[int, dict[int, int]] = defaultdict(dict)  # level -> entity -> key
     for community in communities:
         for member in community.members:
@@ -51,9 +53,9 @@ def _internal_relations(communities: list[Community],
     return internal
 
 
-def _signature(version: str, community: Community, relations: list[RelationInfo]) -> str:
-    digest = hashlib.sha256(f"{version}|{community.level}|".encode())
-    digest.update(",".join(map(str, community.members)).encode())
+def _signature(version: str, kind: str, members: tuple[int, ...], relations: list[RelationInfo]) -> str:
+    digest = hashlib.sha256(f"{version}|{kind}|".encode())
+    digest.update(",".join(map(str, members)).encode())
     digest.update(b"|")
     digest.update(",".join(f"{r.id}:{r.weight:.4f}" for r in sorted(relations, key=lambda r: r.id)).encode())
     return digest.hexdigest()
@@ -98,57 +100,112 @@ def _fresh_keys(count: int, used: set[int]) -> list[int]:
     return keys
 
 
+@dataclass
+class _Detected:
+    component_signature: str
+    community: Community
+    relations: list[RelationInfo]
+    signature: str
+    row_id: int | None = None
+
+
+def _detect_changed(components: list[Component], component_signatures: list[str],
+                    relations_by_component: dict[int, list[RelationInfo]], unchanged: set[str],
+                    version: str) -> list[_Detected]:
+    """Partition every component whose signature is not in ``unchanged``."""
+    detected: list[_Detected] = []
+    for i, component in enumerate(components):
+        if component_signatures[i] in unchanged:
+            continue
+        communities = partition_component(component)
+        internal = _internal_relations(communities, relations_by_component[i])
+        for community in communities:
+            rels = internal[(community.level, community.key)]
+            detected.append(_Detected(component_signatures[i], community, rels,
+                                      _signature(version, f"level{community.level}", community.members, rels)))
+    return detected
+
+
 async def recompute_communities(conn: asyncpg.Connection, corpus_id: UUID, embedder: Embedder,
                                 summarizer: CommunitySummarizer) -> CommunityReport:
-    """Detect communities and write only what changed: unchanged ones (same level and signature) keep their
-    row, summary and embedding; vanished ones are deleted; new ones are summarised, embedded and inserted."""
+    """Detect communities and write only what changed.
+
+    A connected component whose entities and relations are unchanged keeps its communities untouched. In a
+    changed component, a community identical to a stored one (same level and signature) keeps its row,
+    summary and embedding; the others are summarised, embedded and inserted; stored rows matching nothing
+    are deleted.
+    """
     entity_ids = await gq.select_graph_entity_ids(conn, corpus_id)
-    edges = [RelationInfo(r["id"], r["source_entity_id"], r["target_entity_id"], r["relation_type"],
-                          float(r["weight"]), "", r["evidence_chunk_id"])
-             for r in await gq.select_graph_edges(conn, corpus_id)]
-    communities = detect_communities(entity_ids, [(r.source_id, r.target_id, r.weight) for r in edges])
-    internal = _internal_relations(communities, edges)
-    signatures = [_signature(summarizer.version, c, internal[(c.level, c.key)]) for c in communities]
+    relations = [RelationInfo(r["id"], r["source_entity_id"], r["target_entity_id"], r["relation_type"],
+                              float(r["weight"]), "", r["evidence_chunk_id"])
+                 for r in await gq.select_graph_edges(conn, corpus_id)]
+    components = connected_components(entity_ids, [(r.source_id, r.target_id, r.weight) for r in relations])
+    component_of = {m: i for i, c in enumerate(components) for m in c.members}
+    relations_by_component: dict[int, list[RelationInfo]] = defaultdict(list)
+    for relation in relations:
+        relations_by_component[component_of[relation.source_id]].append(relation)
+    component_signatures = [_signature(summarizer.version, "component", c.members, relations_by_component[i])
+                            for i, c in enumerate(components)]
 
-    stored = {(r["level"], r["signature"]): r for r in await gq.select_community_signatures(conn, corpus_id)}
-    row_ids: dict[int, int] = {}  # index into communities -> kg_community.id
-    for i, (community, signature) in enumerate(zip(communities, signatures)):
-        if (community.level, signature) in stored:
-            row_ids[i] = stored[(community.level, signature)]["id"]
-    kept = set(row_ids.values())
-    await gq.delete_communities(conn, [r["id"] for r in stored.values() if r["id"] not in kept])
-    fresh_index = [i for i in range(len(communities)) if i not in row_ids]
+    stored = await gq.select_community_signatures(conn, corpus_id)
+    unchanged = set(component_signatures) & {r["component_signature"] for r in stored}
+    untouched = [r for r in stored if r["component_signature"] in unchanged]
+    reusable = {(r["level"], r["signature"]): r for r in stored if r["component_signature"] not in unchanged}
+    detected = _detect_changed(components, component_signatures, relations_by_component, unchanged,
+                               summarizer.version)
+    for item in detected:
+        row = reusable.pop((item.community.level, item.signature), None)
+        if row is not None:
+            item.row_id = row["id"]
+    await gq.delete_communities(conn, [r["id"] for r in reusable.values()])
+    reused = [item for item in detected if item.row_id is not None]
+    if reused:
+        await gq.set_component_signatures(conn, [i.row_id for i in reused], [i.component_signature for i in reused])
 
-    if fresh_index:
-        fresh_members = sorted({m for i in fresh_index for m in communities[i].members})
-        members = {r["id"]: MemberInfo(r["id"], r["canonical_name"], r["entity_type"], r["description"],
-                                       r["first_chunk_id"])
-                   for r in await gq.select_member_details(conn, fresh_members)}
-        evidence = await gq.select_relation_evidence(
-            conn, sorted({r.id for i in fresh_index for r in internal[(communities[i].level, communities[i].key)]}))
-        relations_of = {i: [replace(r, evidence=evidence.get(r.id, ""))
-                            for r in internal[(communities[i].level, communities[i].key)]] for i in fresh_index}
-        summaries = await asyncio.gather(*(
-            summarizer.summarize([members[m] for m in communities[i].members], relations_of[i])
-            for i in fresh_index))
-        fresh = [(communities[i], relations_of[i], s) for i, s in zip(fresh_index, summaries)]
-        vectors = await _embeddings(conn, embedder, fresh)
-        used_keys = {level: {r["community_key"] for r in stored.values() if r["id"] in kept and r["level"] == level}
-                     for level in (0, 1)}
-        keys = {level: iter(_fresh_keys(sum(communities[i].level == level for i in fresh_index), used_keys[level]))
-                for level in (0, 1)}
-        rows: list[gq.CommunityRow] = []
-        for i, (community, rels, summary), vector in zip(fresh_index, fresh, vectors):
-            names = [m.name for m in rank_members([members[m] for m in community.members], rels)[:SEARCH_TEXT_MEMBERS]]
-            rows.append(gq.CommunityRow(
-                community.level, next(keys[community.level]), summary.title, summary.summary,
-                len(community.members), vector, signatures[i], list(summary.representative_chunk_ids),
-                segment_for_search(" ".join([summary.title, summary.summary, *names]))))
-        new_ids = await gq.insert_communities(conn, corpus_id, rows, [communities[i].members for i in fresh_index])
-        row_ids.update(zip(fresh_index, new_ids))
+    fresh = [item for item in detected if item.row_id is None]
+    if fresh:
+        used_keys = {(r["level"], r["community_key"]) for r in untouched}
+        used_keys |= {(r["level"], r["community_key"]) for r in stored if r["id"] in {i.row_id for i in reused}}
+        new_ids = await _insert_fresh(conn, corpus_id, embedder, summarizer, fresh, used_keys)
+        for item, row_id in zip(fresh, new_ids):
+            item.row_id = row_id
 
-    level0_ids = {c.key: row_ids[i] for i, c in enumerate(communities) if c.level == 0}
-    children = [(row_ids[i], level0_ids[c.parent_key]) for i, c in enumerate(communities) if c.parent_key is not None]
+    # level-1 communities of changed components point at their level-0 parent (kept or new)
+    parent_of = {(item.component_signature, item.community.key): item.row_id
+                 for item in detected if item.community.level == 0}
+    children = [(item.row_id, parent_of[(item.component_signature, item.community.parent_key)])
+                for item in detected if item.community.parent_key is not None]
     if children:
         await gq.set_community_parents(conn, [c for c, _ in children], [p for _, p in children])
-    return CommunityReport(len(communities), len({c.level for c in communities}), len(fresh_index))
+    levels = {r["level"] for r in untouched} | {item.community.level for item in detected}
+    return CommunityReport(len(untouched) + len(detected), len(levels), len(fresh))
+
+
+async def _insert_fresh(conn: asyncpg.Connection, corpus_id: UUID, embedder: Embedder,
+                        summarizer: CommunitySummarizer, fresh: list[_Detected],
+                        used_keys: set[tuple[int, int]]) -> list[int]:
+    member_ids = sorted({m for item in fresh for m in item.community.members})
+    members = {r["id"]: MemberInfo(r["id"], r["canonical_name"], r["entity_type"], r["description"],
+                                   r["first_chunk_id"])
+               for r in await gq.select_member_details(conn, member_ids)}
+    evidence = await gq.select_relation_evidence(conn, sorted({r.id for item in fresh for r in item.relations}))
+    for item in fresh:
+        item.relations = [replace(r, evidence=evidence.get(r.id, "")) for r in item.relations]
+    summaries = await asyncio.gather(*(
+        summarizer.summarize([members[m] for m in item.community.members], item.relations) for item in fresh))
+    vectors = await _embeddings(conn, embedder, [(i.community, i.relations, s) for i, s in zip(fresh, summaries)])
+    next_key = {0: 0, 1: 0}
+    rows: list[gq.CommunityRow] = []
+    for item, summary, vector in zip(fresh, summaries, vectors):
+        level = item.community.level
+        while (level, next_key[level]) in used_keys:
+            next_key[level] += 1
+        key = next_key[level]
+        next_key[level] += 1
+        names = [m.name for m in rank_members([members[m] for m in item.community.members],
+                                              item.relations)[:SEARCH_TEXT_MEMBERS]]
+        rows.append(gq.CommunityRow(
+            level, key, summary.title, summary.summary, len(item.community.members), vector, item.signature,
+            item.component_signature, list(summary.representative_chunk_ids),
+            segment_for_search(" ".join([summary.title, summary.summary, *names]))))
+    return await gq.insert_communities(conn, corpus_id, rows, [item.community.members for item in fresh])

@@ -4,6 +4,11 @@ This is what the ADK tool ``search_knowledge_graph_global`` calls. Scope is requ
 means an empty result) and every read runs in ``Database.scoped`` (row-level security), so nothing of a
 corpus outside the scope can be returned. Each returned community carries IEEE citations to its
 representative evidence chunks, ending "(from Corpus: X)".
+
+Ranking: candidates are the nearest communities by embedding plus the best full-text matches of their
+title, summary and member names; score = 0.6 cosine + 0.3 keyword rank (relative to the best candidate)
++ 0.1 size (log member count relative to the largest candidate, since broad communities answer global
+questions better than singletons). A community is not returned together with its own parent or child.
 """
 from __future__ import annotations
 
@@ -104,7 +109,8 @@ async def search_knowledge_graph_global(kapp: "KnowledgeApp", query: str, corpus
     async with kapp.db.scoped(scope.effective) as conn:
         rows = await gq.search_communities(conn, embedding, segment_for_search(query), scope.effective,
                                            limit * CANDIDATES_PER_LIMIT)
-        picked = _pick(rows, _scores(rows), limit)
+        scores = _scores(rows)
+        picked = _pick(rows, scores, limit)
         if not picked:
             return GlobalSearchResult(query, "global", rejected_corpus_ids=list(scope.rejected))
         corpora = {r["id"]: Corpus.from_record(r)
@@ -112,7 +118,6 @@ async def search_knowledge_graph_global(kapp: "KnowledgeApp", query: str, corpus
         members = await gq.select_community_members(conn, [r["id"] for r in picked], MEMBERS_PER_COMMUNITY)
         chunk_ids = sorted({c for r in picked for c in r["representative_chunk_ids"]})
         chunks = {c["id"]: c for c in await chunk_queries.select_chunks_by_ids(conn, chunk_ids, scope.effective)}
-    scores = _scores(rows)
     results: list[CommunityResult] = []
     hit_of_chunk: dict[int, SearchHit] = {}
     hits_of: dict[int, list[SearchHit]] = {}

@@ -89,8 +89,30 @@ _MULTI_HOP_RE = re.compile(
     # role-of-role: "Helios 的作者的母校"
     r"|(?:创始人|作者|开发者|创建者|负责人|发明者|维护者|设计者|所有者|母公司|导师|老板|领导)的"
 )
+_PLACE_OR_GROUP_NOUNS = (
+    r"country|countries|city|cities|state|states|county|counties|province|place|region|town|village|district"
+    r"|area|location|nation|company|organi[sz]ation|university|school|team|band|group|label|league|party"
+)
+# Nested descriptions that name one entity through another (typical of 2-4 hop questions):
+_NESTED_DESCRIPTION_RE = re.compile(
+    # "... the country where the Bubye River is found", "... the county in which X is located"
+    r"(?<=\w)\s+(?:of|in|on|at|from|with|by|for|to|near|when|did|does|do|is|was|owns?|became)\s+(?:the|a|an)\s+"
+    r"(?:[\w-]+\s+){0,3}?(?:where|in\s+which|from\s+which|at\s+which|of\s+which|that|which|who|whose|when)\s"
+    # "... on Akinoshu Kenji's birthplace", "the spouse of Big Eye's main director"
+    r"|\b(?:of|on|in|from|with|for|at|to|by)\s+(?:[\w.-]+\s+){0,3}?[\w.-]+'s\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:performers?|composers?|directors?|authors?|writers?|founders?|creators?|producers?|owners?|spouse|wife"
+    r"|husband|birthplace|city\s+of\s+birth|place\s+of\s+birth|country|team|label|headquarters|capital)\b"
+    # "the Diocese of the birthplace of X", "the district of the place of birth of X"
+    r"|\bof\s+the\s+(?!names?\b|titles?\b|lists?\b|numbers?\b|types?\b|kinds?\b)(?:[\w-]+\s+){0,3}?of\s+"
+    # reduced relatives: "the country Signmark is from", "the country Ceelmakoile is located in"
+    rf"|\bthe\s+(?:{_PLACE_OR_GROUP_NOUNS})\s+(?:[\w.'-]+\s+){{1,4}}?(?:is|was|are|were)\s+"
+    r"(?:from|located|born|based|found|in|part)\b"
+    # "in the same county as McRae"
+    r"|\bthe\s+same\s+\w+\s+as\b"
+)
 # "Where was the founder of X born?" - a question about the role holder, not the role itself.
-_ROLE_QUESTION_RE = re.compile(rf"\b(?:where|when|which|what|how)\b[^?]{{0,80}}?\bthe\s+(?:{_EN_ROLES})\s+of\b")
+_ROLE_QUESTION_RE = re.compile(
+    rf"\b(?:where|when|which|what|how)\b[^?]{{0,80}}?\bthe\s+(?:[\w-]+\s+)?(?:{_EN_ROLES})\s+of\b")
 _DIRECT_ROLE_RE = re.compile(
     rf"^(?:who|what|which(?:\s+\w+){{0,2}})(?:'s|\s+(?:is|was|are|were))\s+the\s+(?:{_EN_ROLES})\s+of\b"
 )
@@ -110,7 +132,7 @@ def is_global_summary(text: str) -> bool:
 
 
 def _is_multi_hop(text: str) -> bool:
-    if _MULTI_HOP_RE.search(text):
+    if _MULTI_HOP_RE.search(text) or _NESTED_DESCRIPTION_RE.search(text):
         return True
     if _ROLE_QUESTION_RE.search(text) and not _DIRECT_ROLE_RE.search(text):
         return True

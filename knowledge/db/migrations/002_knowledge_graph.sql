@@ -78,8 +78,10 @@ CREATE TABLE kg_community (
     summary       text NOT NULL DEFAULT '',
     member_count  int NOT NULL DEFAULT 0,
     embedding     vector({{EMBEDDING_DIM}}),
-    -- hash of the members and their internal relations: an unchanged community keeps its summary
+    -- hashes of the members and their internal relations, of the community and of its connected component:
+    -- an unchanged community keeps its row and summary, an unchanged component is not partitioned again
     signature     text NOT NULL DEFAULT '',
+    component_signature text NOT NULL DEFAULT '',
     representative_chunk_ids bigint[] NOT NULL DEFAULT '{}',
     -- title, summary and member names with CJK pre-segmented (jieba), for keyword ranking
     search_text   text NOT NULL DEFAULT '',

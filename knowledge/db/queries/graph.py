@@ -78,6 +78,7 @@ class CommunityRow:
     member_count: int
     embedding: np.ndarray
     signature: str
+    component_signature: str
     representative_chunk_ids: list[int]
     search_text: str
 
@@ -308,7 +309,18 @@ async def select_member_details(conn: asyncpg.Connection, entity_ids: Sequence[i
 
 async def select_community_signatures(conn: asyncpg.Connection, corpus_id: UUID) -> list[asyncpg.Record]:
     return await conn.fetch(
-        "SELECT id, level, community_key, signature FROM kg_community WHERE corpus_id = $1", corpus_id)
+        "SELECT id, level, community_key, signature, component_signature FROM kg_community WHERE corpus_id = $1",
+        corpus_id)
+
+
+async def set_component_signatures(conn: asyncpg.Connection, community_ids: Sequence[int],
+                                   component_signatures: Sequence[str]) -> None:
+    """Re-tag kept communities whose connected component changed around them."""
+    await conn.execute(
+        """UPDATE kg_community c SET component_signature = u.signature
+           FROM unnest($1::bigint[], $2::text[]) AS u(id, signature) WHERE c.id = u.id""",
+        list(community_ids), list(component_signatures),
+    )
 
 
 async def delete_communities(conn: asyncpg.Connection, community_ids: Sequence[int]) -> None:
@@ -322,17 +334,19 @@ async def insert_communities(conn: asyncpg.Connection, corpus_id: UUID, rows: Se
         return []
     records = await conn.fetch(
         """INSERT INTO kg_community (corpus_id, level, community_key, title, summary, member_count, embedding,
-                                     signature, representative_chunk_ids, search_text)
+                                     signature, component_signature, representative_chunk_ids, search_text)
            SELECT $1, u.level, u.community_key, u.title, u.summary, u.member_count, u.embedding, u.signature,
-                  ARRAY(SELECT jsonb_array_elements_text(u.chunk_ids::jsonb)::bigint), u.search_text
+                  u.component_signature, ARRAY(SELECT jsonb_array_elements_text(u.chunk_ids::jsonb)::bigint),
+                  u.search_text
            FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::int[], $7::vector[], $8::text[],
-                       $9::text[], $10::text[])
-                AS u(level, community_key, title, summary, member_count, embedding, signature, chunk_ids, search_text)
+                       $9::text[], $10::text[], $11::text[])
+                AS u(level, community_key, title, summary, member_count, embedding, signature, component_signature,
+                     chunk_ids, search_text)
            RETURNING id, level, community_key""",
         corpus_id, [r.level for r in rows], [r.community_key for r in rows], [r.title for r in rows],
         [r.summary for r in rows], [r.member_count for r in rows], [Vector(r.embedding) for r in rows],
-        [r.signature for r in rows], [_json_list(r.representative_chunk_ids) for r in rows],
-        [r.search_text for r in rows],
+        [r.signature for r in rows], [r.component_signature for r in rows],
+        [_json_list(r.representative_chunk_ids) for r in rows], [r.search_text for r in rows],
     )
     by_key = {(r["level"], r["community_key"]): r["id"] for r in records}
     ids = [by_key[(r.level, r.community_key)] for r in rows]

@@ -82,7 +82,8 @@ class RerankStage:
         effective = set(request.effective)
         async with self.db.scoped(scope) as conn:
             rows = await chunk_queries.select_chunks_by_ids(conn, [c.chunk_id for c in state.candidates], scope)
-        by_id = {r["id"]: r for r in rows if r["corpus_id"] in set(scope)}
+        allowed = set(scope)
+        by_id = {r["id"]: r for r in rows if r["corpus_id"] in allowed}
         primary = state.primary_chunk_ids()
         pool: list[tuple[Candidate, Any, bool]] = []
         for candidate in state.candidates:
@@ -93,13 +94,16 @@ class RerankStage:
             if candidate.corpus_id not in effective and not expanded:
                 continue  # outside the mentioned corpora only bridged evidence may appear
             pool.append((candidate, row, expanded))
-        relevance, method = await self._relevance(state, [row for _, row, _ in pool]) if pool else (np.array([]), "")
-        top_rrf = max((c.rrf for c, _, _ in pool), default=1.0)
+        if not pool:
+            state.hits = []
+            return {"method": "none", "pool": 0, "reserved_for_expanded": 0, "expanded_in_results": 0}
+        relevance, method = await self._relevance(state, [row for _, row, _ in pool])
+        top_rrf = max(c.rrf for c, _, _ in pool)
         scored = [Scored(c, row, float(rel), RELEVANCE_WEIGHT * float(rel) + (1 - RELEVANCE_WEIGHT) * c.rrf / top_rrf,
                          expanded) for (c, row, expanded), rel in zip(pool, relevance)]
         selected = select_results(scored, request.limit, effective)
         state.hits = assign_citations([self._hit(state, s) for s in selected])
-        return {"method": method or "none", "pool": len(pool),
+        return {"method": method, "pool": len(pool),
                 "reserved_for_expanded": reserved_slots(request.limit, sum(1 for s in scored if s.expanded)),
                 "expanded_in_results": sum(1 for s in selected if s.expanded)}
 
