@@ -4,9 +4,10 @@ Chunks are stored first without the graph step (so chunk embedding is not timed)
 ``GraphBuilder.update`` builds the graph exactly as the ingest path does: extraction, resolution against
 the existing entities, entity embeddings, batched writes, Leiden communities and summaries.
 
-Two workloads: ``recurring`` (bench/synthetic.py: team notes about a few dozen recurring entities) and
-``encyclopedic`` (Wikipedia-like passages that each introduce new people, organisations and places, the
-shape of multi-hop QA corpora such as MuSiQue, where most entities are new and must be embedded).
+Workloads: ``recurring`` (bench/synthetic.py: team notes about a few dozen recurring entities),
+``encyclopedic`` (synthetic Wikipedia-like passages that each introduce new people, organisations and places)
+and ``musique`` (real MuSiQue passages from ../shared/data/musique/corpus.json, when present): in the last
+two most entities are new, so entity embedding dominates.
 
 Run: ``python -m bench.graph_build [--sizes 1000 5000] [--increment 200] [--single-ingests 10]
 [--workloads encyclopedic]``.
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
+from pathlib import Path
 
 from bench.harness import Timer, print_table, scratch_app
 from bench.synthetic import synthetic_chunks
@@ -64,7 +67,21 @@ def encyclopedic_chunks(count: int, seed: int = 13) -> list[str]:
         year2=rng.randint(1991, 2020)) for _ in range(count)]
 
 
-WORKLOADS = {"recurring": synthetic_chunks, "encyclopedic": encyclopedic_chunks}
+MUSIQUE_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "musique" / "corpus.json"
+
+
+def musique_passages(count: int) -> list[str]:
+    """The first ``count`` real MuSiQue passages ("title\n\ntext", as the multi-hop bench ingests them)."""
+    if not MUSIQUE_CORPUS.exists():
+        raise SystemExit(f"the musique workload needs {MUSIQUE_CORPUS}")
+    records = json.loads(MUSIQUE_CORPUS.read_text(encoding="utf-8"))
+    if len(records) < count:
+        raise SystemExit(f"{MUSIQUE_CORPUS} has {len(records)} passages, {count} requested")
+    return [f"{r['title']}\n\n{r['text']}" for r in records[:count]]
+
+
+WORKLOADS = {"recurring": synthetic_chunks, "encyclopedic": encyclopedic_chunks, "musique": musique_passages}
+DEFAULT_WORKLOADS = ["recurring", "encyclopedic"] + (["musique"] if MUSIQUE_CORPUS.exists() else [])
 
 
 async def measure(workload: str, size: int, increment: int, single_ingests: int) -> list[list[object]]:
@@ -79,12 +96,12 @@ async def measure(workload: str, size: int, increment: int, single_ingests: int)
         await chunks_only.ingest_documents(corpus, documents[size:size + increment])
         with Timer() as incremental:
             second = await kapp.graph.update(corpus)
-        # many small ingests (one chunk each): the fixed per-ingest cost of the graph step on a grown corpus
-        singles = 0.0
+        # many small ingests (one document each): the fixed per-ingest cost of the graph step on a grown corpus
+        singles, single_chunks = 0.0, 0
         for document in documents[size + increment:]:
             await chunks_only.ingest_documents(corpus, [document])
             with Timer() as one:
-                await kapp.graph.update(corpus)
+                single_chunks += (await kapp.graph.update(corpus)).chunks
             singles += one.seconds
         async with kapp.db.connection() as conn:
             counts = await gq.count_graph(conn, corpus.id)
@@ -95,8 +112,9 @@ async def measure(workload: str, size: int, increment: int, single_ingests: int)
          incremental.seconds * 1000 / max(second.chunks, 1), "", "", ""],
     ]
     if single_ingests:
-        rows.append([workload, size + increment, f"{single_ingests} x 1-chunk ingests", single_ingests, singles,
-                     singles * 1000 / single_ingests, counts["entities"], counts["relations"], counts["communities"]])
+        rows.append([workload, size + increment, f"{single_ingests} x 1-document ingests", single_chunks, singles,
+                     singles * 1000 / max(single_chunks, 1), counts["entities"], counts["relations"],
+                     counts["communities"]])
     return rows
 
 
@@ -104,8 +122,8 @@ async def main(workloads: list[str], sizes: list[int], increment: int, single_in
     rows = [row for workload in workloads for size in sizes
             for row in await measure(workload, size, increment, single_ingests)]
     print_table("Knowledge-graph build (extraction, resolution, entity embeddings, writes, communities)",
-                ["workload", "corpus chunks", "run", "chunks built", "seconds", "s per 1k chunks", "entities", "relations",
-                 "communities"], rows)
+                ["workload", "corpus documents", "run", "chunks built", "seconds", "s per 1k chunks", "entities",
+                 "relations", "communities"], rows)
 
 
 if __name__ == "__main__":
@@ -113,6 +131,6 @@ if __name__ == "__main__":
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000])
     parser.add_argument("--increment", type=int, default=200)
     parser.add_argument("--single-ingests", type=int, default=10)
-    parser.add_argument("--workloads", nargs="+", choices=sorted(WORKLOADS), default=sorted(WORKLOADS))
+    parser.add_argument("--workloads", nargs="+", choices=sorted(WORKLOADS), default=DEFAULT_WORKLOADS)
     args = parser.parse_args()
     asyncio.run(main(args.workloads, args.sizes, args.increment, args.single_ingests))

@@ -23,6 +23,8 @@ class PlannerSettings(BaseModel):
     timeout_seconds: float = 12.0
     ppr_damping: float = 0.5
     cache_size: int = 512
+    # final score = w * relevance (cross-encoder or query cosine) + (1 - w) * normalised RRF; see README benchmarks
+    rerank_relevance_weight: float = 0.5
 
 
 class LinkerSettings(BaseModel):

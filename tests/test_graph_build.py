@@ -285,3 +285,15 @@ async def test_llm_community_summaries_are_stored_and_a_failing_model_falls_back
         await _assert_level0_covers_entities(conn, corpus.id)
     assert rows and not any(r["title"].startswith("Theme: ") for r in rows)
     assert any("Kestrel Labs" in r["title"] for r in rows)
+
+
+async def test_chunks_without_entities_are_marked_extracted_and_build_nothing(kapp):
+    corpus = await kapp.corpora.create("plain")
+    report = await kapp.ingest_documents(corpus, documents_from_texts([("a.txt", "just some lowercase words here.")]))
+    assert report.chunks_added == 1
+    async with kapp.db.connection() as conn:
+        counts = dict(await gq.count_graph(conn, corpus.id))
+        extracted = await conn.fetch("SELECT entity_count FROM kg_extracted_chunk WHERE corpus_id = $1", corpus.id)
+    assert counts == {"entities": 0, "relations": 0, "mentions": 0, "communities": 0, "pending_candidates": 0}
+    assert [r["entity_count"] for r in extracted] == [0]
+    assert (await kapp.graph.update(corpus)).chunks == 0

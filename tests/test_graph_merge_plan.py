@@ -14,8 +14,10 @@ from knowledge.graph.resolution import EntityResolver
 def _group(name: str, entity_type: str, mentions: int = 1, neighbours=()) -> EntityGroup:
     from knowledge.graph.normalize import normalize_name
 
+    chunk = sum(map(ord, name))  # a chunk of its own per name
     return EntityGroup(normalize_name(name), entity_type, Counter({name: mentions}),
-                       [MentionSpan(1, 0, len(name), name)] * mentions, f"{name} is here.", set(neighbours))
+                       [MentionSpan(chunk, i * 100, i * 100 + len(name), name) for i in range(mentions)],
+                       f"{name} is here.", set(neighbours))
 
 
 def test_prefilter_keys_cover_spelling_variants_and_acronyms():

@@ -26,8 +26,8 @@ from knowledge.embedding import Embedder
 from knowledge.graph.collect import BatchExtraction, ChunkText, GroupRef, collect
 from knowledge.graph.community_builder import recompute_communities
 from knowledge.graph.extraction import Extractor, get_extractor
-from knowledge.graph.merge_plan import (EndPoint, ExistingEntity, MergePlan, find_exact_matches, new_records,
-                                        plan_merges)
+from knowledge.graph.merge_plan import (EndPoint, ExistingEntity, MergePlan, NewEntity, find_exact_matches,
+                                        new_records, plan_merges)
 from knowledge.graph.naming import informative_candidates, prefilter_keys, unique_canonical_names
 from knowledge.graph.normalize import normalize_name
 from knowledge.graph.resolution import EntityResolver
@@ -152,11 +152,15 @@ class GraphBuilder:
                                                                 e.representative.type))
         taken = await gq.select_taken_names(conn, corpus.id, sorted({e.representative.key for e in new_entities}))
         names = unique_canonical_names([(e.representative.name, e.representative.type) for e in new_entities], taken)
+        # new entities are written with their final mention count and degree: updating them afterwards would
+        # rewrite every fresh row (and its HNSW entry)
+        degrees = _new_entity_degrees(batch, plan, new_entities)
         rows = [gq.NewEntityRow(
             canonical_name=name, name_normalized=normalize_name(e.representative.name),
             entity_type=e.representative.type, description=e.representative.context, aliases=sorted(e.surfaces),
             embedding=embeddings[e.representative.ref], block_keys=prefilter_keys(e.representative.name),
-        ) for e, name in zip(new_entities, names)]
+            mention_count=e.mention_count, degree=degrees[i],
+        ) for i, (e, name) in enumerate(zip(new_entities, names))]
         ids = await gq.insert_entities(conn, corpus.id, corpus.app_name, rows)
         entity_of: dict[GroupRef, int] = dict(plan.into_existing)
         for entity, name in zip(new_entities, names):
@@ -171,14 +175,35 @@ class GraphBuilder:
         mentions = [gq.MentionRow(entity_of[g.ref], m.chunk_id, m.start, m.end, m.surface)
                     for g in batch.groups.values() for m in g.mentions]
         report.mentions_added += await gq.insert_mentions(conn, corpus.id, mentions)
-        report.relations_written += await gq.upsert_relations(conn, corpus.id, _relation_rows(batch, entity_of))
+        relations = _relation_rows(batch, entity_of)
+        report.relations_written += await gq.upsert_relations(conn, corpus.id, relations)
         report.candidates_added += await gq.insert_resolution_candidates(
             conn, corpus.id, _candidate_rows(plan, entity_of))
-        await gq.refresh_entity_stats(conn, sorted(set(entity_of.values())))
+        new_ids = set(ids.values())
+        touched = set(plan.into_existing.values()) | {
+            end for r in relations for end in (r.source_entity_id, r.target_entity_id)}
+        await gq.refresh_entity_stats(conn, sorted(touched - new_ids))
         await gq.insert_extracted_chunks(conn, corpus.id, [gq.ExtractedChunkRow(i, e, r)
                                                             for i, (e, r) in batch.per_chunk.items()])
         report.entities_added += len(rows)
         report.entities_merged += len(plan.into_existing)
+
+
+def _new_entity_degrees(batch: BatchExtraction, plan: MergePlan, new_entities: list[NewEntity]) -> list[int]:
+    """Distinct related entities of each new entity (all its relations come from this batch)."""
+    node_of: dict[GroupRef, tuple[str, int]] = {ref: ("existing", i) for ref, i in plan.into_existing.items()}
+    for index, entity in enumerate(new_entities):
+        for group in entity.groups:
+            node_of[group.ref] = ("new", index)
+    neighbours: dict[int, set[tuple[str, int]]] = defaultdict(set)
+    for relation in batch.relations:
+        source, target = node_of[relation.source], node_of[relation.target]
+        if source == target:
+            continue
+        for node, other in ((source, target), (target, source)):
+            if node[0] == "new":
+                neighbours[node[1]].add(other)
+    return [len(neighbours[i]) for i in range(len(new_entities))]
 
 
 def _relation_rows(batch: BatchExtraction, entity_of: dict[GroupRef, int]) -> list[gq.RelationRow]:

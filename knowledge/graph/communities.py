@@ -92,7 +92,8 @@ def partition_component(component: Component, split_min_members: int = SPLIT_MIN
         if len(parent.members) < split_min_members:
             continue
         inside = set(parent.members)
-        parts = _leiden(parent.members, {p: w for p, w in component.weights.items() if p[0] in inside and p[1] in inside})
+        weights = {p: w for p, w in component.weights.items() if p[0] in inside and p[1] in inside}
+        parts = _leiden(parent.members, weights)
         if len(parts) < 2:
             continue
         base = len(level1)

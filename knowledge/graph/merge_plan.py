@@ -44,7 +44,8 @@ class NewEntity:
 
     @property
     def mention_count(self) -> int:
-        return sum(len(g.mentions) for g in self.groups)
+        """Distinct mention spans (the rows kg_entity_mention will hold for this entity)."""
+        return len({(m.chunk_id, m.start) for g in self.groups for m in g.mentions})
 
     @property
     def surfaces(self) -> set[str]:

@@ -18,7 +18,7 @@ CREATE TABLE kg_entity (
     created_at      timestamptz NOT NULL DEFAULT now(),
     updated_at      timestamptz NOT NULL DEFAULT now(),
     UNIQUE (corpus_id, canonical_name)
-);
+) WITH (fillfactor = 85);  -- room for HOT updates of degree/mention_count/aliases (no HNSW re-insert)
 CREATE INDEX kg_entity_embedding_hnsw ON kg_entity USING hnsw (embedding vector_cosine_ops);
 CREATE INDEX kg_entity_normalized_idx ON kg_entity (corpus_id, name_normalized);
 CREATE INDEX kg_entity_block_keys_gin ON kg_entity USING gin (block_keys);

@@ -22,7 +22,7 @@ def _json_list(values: Sequence[object]) -> str:
     return json.dumps(list(values), ensure_ascii=False)
 
 
-# --------------------------------------------------------------------------------------------- row types
+# -------------------- row types
 
 @dataclass(frozen=True)
 class NewEntityRow:
@@ -33,6 +33,8 @@ class NewEntityRow:
     aliases: list[str]
     embedding: np.ndarray
     block_keys: list[str]
+    mention_count: int
+    degree: int
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ class CommunityRow:
     search_text: str
 
 
-# --------------------------------------------------------------------------------------------- build: locking and bookkeeping
+# -------------------- build: locking and bookkeeping
 
 async def lock_corpus_graph(conn: asyncpg.Connection, corpus_id: UUID) -> None:
     """Serialise graph writes of one corpus until the end of the current transaction."""
@@ -102,7 +104,8 @@ async def select_unextracted_chunk_ids(conn: asyncpg.Connection, corpus_id: UUID
     )]
 
 
-async def select_chunk_texts(conn: asyncpg.Connection, corpus_id: UUID, chunk_ids: Sequence[int]) -> list[asyncpg.Record]:
+async def select_chunk_texts(conn: asyncpg.Connection, corpus_id: UUID,
+                            chunk_ids: Sequence[int]) -> list[asyncpg.Record]:
     return await conn.fetch(
         "SELECT id, content FROM knowledge WHERE corpus_id = $1 AND id = ANY($2::bigint[]) ORDER BY id",
         corpus_id, list(chunk_ids),
@@ -126,7 +129,7 @@ async def delete_corpus_graph(conn: asyncpg.Connection, corpus_id: UUID) -> None
     await conn.execute("DELETE FROM kg_extracted_chunk WHERE corpus_id = $1", corpus_id)
 
 
-# --------------------------------------------------------------------------------------------- build: entities
+# -------------------- build: entities
 
 async def select_resolution_candidates(conn: asyncpg.Connection, corpus_id: UUID,
                                        block_keys: Sequence[str]) -> list[asyncpg.Record]:
@@ -177,16 +180,20 @@ async def insert_entities(conn: asyncpg.Connection, corpus_id: UUID, app_name: s
         return {}
     records = await conn.fetch(
         """INSERT INTO kg_entity (corpus_id, app_name, canonical_name, name_normalized, entity_type, description,
-                                  aliases, embedding, block_keys)
+                                  aliases, embedding, block_keys, mention_count, degree)
            SELECT $1, $2, u.canonical_name, u.name_normalized, u.entity_type, u.description,
                   ARRAY(SELECT jsonb_array_elements_text(u.aliases::jsonb)),
-                  u.embedding, ARRAY(SELECT jsonb_array_elements_text(u.block_keys::jsonb))
-           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::vector[], $9::text[])
-                AS u(canonical_name, name_normalized, entity_type, description, aliases, embedding, block_keys)
+                  u.embedding, ARRAY(SELECT jsonb_array_elements_text(u.block_keys::jsonb)), u.mention_count,
+                  u.degree
+           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::vector[], $9::text[],
+                       $10::int[], $11::int[])
+                AS u(canonical_name, name_normalized, entity_type, description, aliases, embedding, block_keys,
+                     mention_count, degree)
            RETURNING id, canonical_name""",
         corpus_id, app_name, [r.canonical_name for r in rows], [r.name_normalized for r in rows],
         [r.entity_type for r in rows], [r.description for r in rows], [_json_list(r.aliases) for r in rows],
         [Vector(r.embedding) for r in rows], [_json_list(r.block_keys) for r in rows],
+        [r.mention_count for r in rows], [r.degree for r in rows],
     )
     return {r["canonical_name"]: r["id"] for r in records}
 
@@ -210,19 +217,24 @@ async def add_entity_aliases(conn: asyncpg.Connection, aliases: dict[int, list[s
 async def refresh_entity_stats(conn: asyncpg.Connection, entity_ids: Sequence[int]) -> None:
     """Recompute mention_count and degree (distinct related entities) of the given entities."""
     await conn.execute(
-        """UPDATE kg_entity e
-           SET mention_count = (SELECT count(*) FROM kg_entity_mention m WHERE m.entity_id = e.id),
-               degree = (SELECT count(DISTINCT other) FROM (
-                            SELECT target_entity_id AS other FROM kg_relation WHERE source_entity_id = e.id
-                            UNION ALL
-                            SELECT source_entity_id FROM kg_relation WHERE target_entity_id = e.id) n),
-               updated_at = now()
-           WHERE e.id = ANY($1::bigint[])""",
+        """WITH ids AS (SELECT DISTINCT unnest($1::bigint[]) AS id),
+           mentions AS (SELECT entity_id, count(*) AS n FROM kg_entity_mention
+                        WHERE entity_id = ANY($1::bigint[]) GROUP BY entity_id),
+           ends AS (SELECT source_entity_id AS entity_id, target_entity_id AS other FROM kg_relation
+                    WHERE source_entity_id = ANY($1::bigint[])
+                    UNION ALL
+                    SELECT target_entity_id, source_entity_id FROM kg_relation
+                    WHERE target_entity_id = ANY($1::bigint[])),
+           degrees AS (SELECT entity_id, count(DISTINCT other) AS n FROM ends GROUP BY entity_id)
+           UPDATE kg_entity e
+           SET mention_count = coalesce(m.n, 0), degree = coalesce(d.n, 0), updated_at = now()
+           FROM ids LEFT JOIN mentions m ON m.entity_id = ids.id LEFT JOIN degrees d ON d.entity_id = ids.id
+           WHERE e.id = ids.id""",
         list(entity_ids),
     )
 
 
-# --------------------------------------------------------------------------------------------- build: mentions, relations, candidates
+# -------------------- build: mentions, relations, candidates
 
 async def insert_mentions(conn: asyncpg.Connection, corpus_id: UUID, rows: Sequence[MentionRow]) -> int:
     if not rows:
@@ -269,7 +281,8 @@ async def insert_resolution_candidates(conn: asyncpg.Connection, corpus_id: UUID
     result = await conn.execute(
         """INSERT INTO kg_resolution_candidate (corpus_id, left_entity_id, right_entity_id, weight, components)
            SELECT $1, u.left_id, u.right_id, u.weight, u.components
-           FROM unnest($2::bigint[], $3::bigint[], $4::float8[], $5::jsonb[]) AS u(left_id, right_id, weight, components)
+           FROM unnest($2::bigint[], $3::bigint[], $4::float8[], $5::jsonb[])
+                AS u(left_id, right_id, weight, components)
            ON CONFLICT (left_entity_id, right_entity_id) DO NOTHING""",
         corpus_id, [r.left_entity_id for r in rows], [r.right_entity_id for r in rows], [r.weight for r in rows],
         [r.components for r in rows],
@@ -277,7 +290,7 @@ async def insert_resolution_candidates(conn: asyncpg.Connection, corpus_id: UUID
     return int(result.split()[-1])
 
 
-# --------------------------------------------------------------------------------------------- communities
+# -------------------- communities
 
 async def select_graph_entity_ids(conn: asyncpg.Connection, corpus_id: UUID) -> list[int]:
     return [r["id"] for r in await conn.fetch("SELECT id FROM kg_entity WHERE corpus_id = $1 ORDER BY id", corpus_id)]
@@ -354,7 +367,8 @@ async def insert_communities(conn: asyncpg.Connection, corpus_id: UUID, rows: Se
     entity_ids = [e for entities in members for e in entities]
     await conn.execute(
         """INSERT INTO kg_community_member (community_id, entity_id, corpus_id)
-           SELECT u.community_id, u.entity_id, $1 FROM unnest($2::bigint[], $3::bigint[]) AS u(community_id, entity_id)""",
+           SELECT u.community_id, u.entity_id, $1
+           FROM unnest($2::bigint[], $3::bigint[]) AS u(community_id, entity_id)""",
         corpus_id, community_ids, entity_ids,
     )
     return ids
@@ -370,7 +384,7 @@ async def set_community_parents(conn: asyncpg.Connection, child_ids: Sequence[in
     )
 
 
-# --------------------------------------------------------------------------------------------- global search
+# -------------------- global search
 
 async def search_communities(conn: asyncpg.Connection, embedding: np.ndarray, query_text: str,
                              corpus_ids: Sequence[UUID], candidate_limit: int) -> list[asyncpg.Record]:
@@ -413,7 +427,7 @@ async def select_community_members(conn: asyncpg.Connection, community_ids: Sequ
     )
 
 
-# --------------------------------------------------------------------------------------------- inspection (CLI)
+# -------------------- inspection (CLI)
 
 async def select_entities_named(conn: asyncpg.Connection, name_key: str, name: str,
                                 corpus_ids: Sequence[UUID]) -> list[asyncpg.Record]:
@@ -473,7 +487,7 @@ async def count_graph(conn: asyncpg.Connection, corpus_id: UUID) -> asyncpg.Reco
     )
 
 
-# --------------------------------------------------------------------------------------------- reads for the hybrid planner
+# -------------------- reads for the hybrid planner
 
 async def select_mentions_for_chunks(conn: asyncpg.Connection, chunk_ids: Sequence[int],
                                      corpus_ids: Sequence[UUID] | None = None) -> list[asyncpg.Record]:

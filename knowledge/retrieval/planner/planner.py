@@ -44,7 +44,7 @@ class HybridPlanner:
             BridgeStage(db, settings.planner, neighbourhoods),
             ExpansionStage(db, settings, neighbourhoods),
             FusionStage(settings.planner),
-            RerankStage(db, OfflineCrossEncoder.detect()),
+            RerankStage(db, OfflineCrossEncoder.detect(), settings.planner.rerank_relevance_weight),
         ))
 
     @property

@@ -22,7 +22,6 @@ from knowledge.retrieval.planner.context import Candidate, PlanState
 from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder
 from knowledge.retrieval.results import SearchHit
 
-RELEVANCE_WEIGHT = 0.5
 EXPANDED_SLOT_SHARE = 0.2  # DESIGN.md targets a cross-corpus expansion ratio >= 15%
 
 
@@ -63,9 +62,10 @@ class RerankStage:
     name = "rerank"
     graph_only = False
 
-    def __init__(self, db: Database, cross_encoder: OfflineCrossEncoder) -> None:
+    def __init__(self, db: Database, cross_encoder: OfflineCrossEncoder, relevance_weight: float) -> None:
         self.db = db
         self.cross_encoder = cross_encoder
+        self.relevance_weight = relevance_weight
 
     async def _relevance(self, state: PlanState, rows: list) -> tuple[np.ndarray, str]:
         if self.cross_encoder.available:
@@ -99,7 +99,8 @@ class RerankStage:
             return {"method": "none", "pool": 0, "reserved_for_expanded": 0, "expanded_in_results": 0}
         relevance, method = await self._relevance(state, [row for _, row, _ in pool])
         top_rrf = max(c.rrf for c, _, _ in pool)
-        scored = [Scored(c, row, float(rel), RELEVANCE_WEIGHT * float(rel) + (1 - RELEVANCE_WEIGHT) * c.rrf / top_rrf,
+        weight = self.relevance_weight
+        scored = [Scored(c, row, float(rel), weight * float(rel) + (1 - weight) * c.rrf / top_rrf,
                          expanded) for (c, row, expanded), rel in zip(pool, relevance)]
         selected = select_results(scored, request.limit, effective)
         state.hits = assign_citations([self._hit(state, s) for s in selected])
