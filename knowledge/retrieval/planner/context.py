@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Protocol
+from typing import Mapping
 from uuid import UUID
 
 import numpy as np
 
 from knowledge.corpora import Corpus
+from knowledge.db.queries.canonical import EntityBridge  # noqa: F401 - re-exported for the stages
 from knowledge.retrieval.query_intent import QueryKind
 from knowledge.retrieval.results import BridgePath, SearchHit, StageTrace
 
@@ -43,20 +44,6 @@ class SeedEntity:
     weight: float  # personalization mass (see seed_entities._personalization)
     primary: bool  # mentioned in primary evidence (a top-`limit` seed of its corpus)
     chunk_ids: set[int] = field(default_factory=set)
-
-
-class EntityBridge(Protocol):
-    """A canonical link from a local entity in one corpus to a local entity in another (canonical layer)."""
-
-    canonical_id: int
-    canonical_name: str
-    source_entity_id: int
-    source_corpus_id: UUID
-    target_entity_id: int
-    target_corpus_id: UUID
-    bridge_type: str
-    hops: int
-    confidence: float
 
 
 @dataclass(frozen=True)
