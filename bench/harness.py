@@ -15,15 +15,9 @@ from rich.table import Table
 
 from config import Settings, get_settings
 from knowledge.app import KnowledgeApp
-from knowledge.db.server import resolve_database_url
+from knowledge.db.server import resolve_database_url, with_database
 
 console = Console(width=220)
-
-
-def _with_database(dsn: str, name: str) -> str:
-    base, _, query = dsn.partition("?")
-    base = base.rsplit("/", 1)[0] + "/" + name
-    return f"{base}?{query}" if query else base
 
 
 @asynccontextmanager
@@ -36,7 +30,7 @@ async def scratch_app(settings: Settings | None = None, server_dsn: str | None =
     admin = await asyncpg.connect(server_dsn)
     await admin.execute(f'CREATE DATABASE "{name}"')
     await admin.close()
-    app = await KnowledgeApp.open(settings, dsn=_with_database(server_dsn, name), progress=False, **open_kwargs)
+    app = await KnowledgeApp.open(settings, dsn=with_database(server_dsn, name), progress=False, **open_kwargs)
     try:
         yield app
     finally:

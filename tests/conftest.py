@@ -15,17 +15,11 @@ os.environ.pop("NE_MODEL", None)
 
 from config import Settings  # noqa: E402
 from knowledge.app import KnowledgeApp  # noqa: E402
-from knowledge.db.server import start_embedded_server  # noqa: E402
+from knowledge.db.server import start_embedded_server, with_database  # noqa: E402
 from knowledge.embedding import get_embedder  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 _db_counter = itertools.count()
-
-
-def with_database(dsn: str, name: str) -> str:
-    base, _, query = dsn.partition("?")
-    base = base.rsplit("/", 1)[0] + "/" + name
-    return f"{base}?{query}" if query else base
 
 
 @pytest.fixture(scope="session")

@@ -39,3 +39,10 @@ def resolve_database_url(settings: Settings) -> str:
     server = start_embedded_server(settings.postgres_dir)
     logger.info("using embedded PostgreSQL in %s", settings.postgres_dir)
     return server.get_uri()
+
+
+def with_database(dsn: str, name: str) -> str:
+    """The same server's DSN for another database (keeps query parameters such as the socket host)."""
+    base, _, query = dsn.partition("?")
+    base = base.rsplit("/", 1)[0] + "/" + name
+    return f"{base}?{query}" if query else base
