@@ -74,13 +74,20 @@ class Evidence:
     graph_expanded: bool
 
 
+def via_entity(result: dict[str, Any]) -> str:
+    """The bridge entity of a graph-expanded result: tool results carry the path as "A -> B via X"."""
+    bridge = result.get("bridge")
+    if isinstance(bridge, dict):
+        return str(bridge.get("via_entity") or "")
+    return str(bridge or "").partition(" via ")[2]
+
+
 def _candidates(query: str, results: list[dict[str, Any]]) -> list[list[Evidence]]:
     """Scored sentences per result, best first."""
     wanted = terms(query)
     per_result = []
     for rank, result in enumerate(results):
-        bridge_terms = terms(str(result.get("bridge") or ""))
-        focus = wanted | bridge_terms
+        focus = wanted | terms(via_entity(result))
         scored = []
         for sentence in sentences(str(result.get("content") or result.get("best_passage") or "")):
             found = terms(sentence)
@@ -95,13 +102,23 @@ def _candidates(query: str, results: list[dict[str, Any]]) -> list[list[Evidence
 
 
 def select_evidence(query: str, results: list[dict[str, Any]], limit: int = MAX_SENTENCES) -> list[Evidence]:
-    """Best sentences overall; the best sentence of each graph-expanded result is always kept, since that is
-    the evidence only the cross-corpus bridge found."""
+    """Best sentences overall; the best sentences of the graph-expanded results (up to half the answer, linked
+    facts first) are always kept, since that is the evidence only the cross-corpus bridge found."""
     per_result = _candidates(query, results)
     if not any(per_result):  # no sentence shares a word with the question: lead with the top result
         top = sentences(str(results[0].get("content") or results[0].get("best_passage") or ""))[:1]
         return [Evidence(s, int(results[0].get("citation_id") or 1), 0.0, False) for s in top]
-    chosen: list[Evidence] = [ranked[0] for ranked in per_result if ranked and ranked[0].graph_expanded][:limit // 2]
+    asked = terms(query)
+
+    def bridge_rank(result: dict[str, Any], evidence: Evidence) -> tuple:
+        # the sentence that names the bridge entity is the linked fact, most of all when the question does not
+        # name that entity (then it is the hidden middle of a multi-hop question)
+        via = terms(via_entity(result))
+        return (not (via and via <= terms(evidence.sentence)), bool(via) and via <= asked, -evidence.score)
+
+    expanded = sorted(((result, ranked[0]) for result, ranked in zip(results, per_result)
+                       if ranked and ranked[0].graph_expanded), key=lambda pair: bridge_rank(*pair))
+    chosen: list[Evidence] = [evidence for _, evidence in expanded][:limit // 2]
     per_source: dict[int, int] = {}
     for item in chosen:
         per_source[item.citation_id] = per_source.get(item.citation_id, 0) + 1

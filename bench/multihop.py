@@ -26,8 +26,12 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "musique"
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 KS = (2, 5, 10)
-METHODS = ("bm25", "dense", "hybrid_rrf", "legacy", "planner", "planner_w0.9")
-TUNED_RELEVANCE_WEIGHT = 0.9  # NE_PLANNER__RERANK_RELEVANCE_WEIGHT; the default (0.5) is measured as "planner"
+# ablations of the planner (default settings = "planner"): what each part adds, measured in the same run
+PLANNER_ABLATIONS: dict[str, dict[str, float]] = {
+    "planner_no_entity_hops": {"entity_hop_weight": 0.0},
+    "planner_relevance_w0.5": {"rerank_relevance_weight": 0.5},
+}
+METHODS = ("bm25", "dense", "hybrid_rrf", "legacy", "planner", *PLANNER_ABLATIONS)
 
 
 class MemoEmbedder:
@@ -89,6 +93,18 @@ def corpus_spread(dataset: MultiHopDataset, question: Question, corpus_count: in
     return len({corpus_index(titles[k], corpus_count) for k in question.gold_keys})
 
 
+def _ablated_planner(kapp: KnowledgeApp, ids: list, fetch: int, overrides: dict[str, float],
+                     key_of_hit: Callable[[object], str | None]) -> Callable[[str, np.ndarray], Awaitable[list[str]]]:
+    settings = kapp.settings.model_copy(deep=True)
+    settings.planner = settings.planner.model_copy(update=overrides)
+    service = UnifiedRetrievalService(kapp.db, kapp.query_cache, settings=settings)
+
+    async def search(question: str, vector: np.ndarray) -> list[str]:
+        return _keys((await service.search(question, ids, ids, limit=fetch)).hits, key_of_hit)
+
+    return search
+
+
 async def evaluate(kapp: KnowledgeApp, dataset: MultiHopDataset, corpus_count: int, depth: int = 10) -> dict:
     corpora = await ingest_split(kapp, dataset, corpus_count)
     return await score_methods(kapp, dataset, [c.id for c in corpora.values()], depth)
@@ -121,16 +137,10 @@ async def score_methods(kapp: KnowledgeApp, dataset: MultiHopDataset, ids: list,
         return _keys(response.hits, key_of_hit)
 
     planner.modes = {}  # type: ignore[attr-defined]
-    tuned_settings = kapp.settings.model_copy(deep=True)
-    tuned_settings.planner.rerank_relevance_weight = TUNED_RELEVANCE_WEIGHT
-    tuned_service = UnifiedRetrievalService(kapp.db, kapp.query_cache, settings=tuned_settings)
-
-    async def planner_tuned(question: str, vector: np.ndarray) -> list[str]:
-        return _keys((await tuned_service.search(question, ids, ids, limit=fetch)).hits, key_of_hit)
-
     methods: dict[str, Callable[[str, np.ndarray], Awaitable[list[str]]]] = {
-        "bm25": bm25, "dense": dense, "hybrid_rrf": hybrid, "legacy": legacy, "planner": planner,
-        "planner_w0.9": planner_tuned}
+        "bm25": bm25, "dense": dense, "hybrid_rrf": hybrid, "legacy": legacy, "planner": planner}
+    for name, overrides in PLANNER_ABLATIONS.items():
+        methods[name] = _ablated_planner(kapp, ids, fetch, overrides, key_of_hit)
     scores = {name: MethodScores() for name in methods}
     for question in dataset.questions:
         vector = kapp.query_cache.embed_query(question.question)
@@ -161,7 +171,7 @@ def print_results(result: dict) -> None:
                 f"{result['multi_corpus_questions']} with supporting passages in more than one corpus",
                 ["method", "R@2", "R@5", "R@10", "MRR", "R@5 multi-corpus", "ms/query"], rows)
     best_single = max(result["methods"][m]["recall@5"] for m in ("bm25", "dense", "hybrid_rrf"))
-    for name in ("planner", "planner_w0.9"):
+    for name in ("planner", *PLANNER_ABLATIONS):
         planner = result["methods"][name]["recall@5"]
         console.print(f"{name} R@5 - best single retriever R@5 = {100 * (planner - best_single):+.1f} points")
     console.print(f"planner modes: {result['planner_modes']}")

@@ -24,7 +24,14 @@ class PlannerSettings(BaseModel):
     ppr_damping: float = 0.5
     cache_size: int = 512
     # final score = w * relevance (cross-encoder or query cosine) + (1 - w) * normalised RRF; see README benchmarks
-    rerank_relevance_weight: float = 0.5
+    rerank_relevance_weight: float = 0.9
+    # entity hops (graph expansion mode): a chunk sharing a specific entity with one of the best
+    # ``entity_hop_sources`` primary chunks gains entity_hop_weight * their relevance / (chunks of the entity)
+    # ** entity_hop_specificity; entities in more than entity_hop_max_chunks chunks carry no signal
+    entity_hop_sources: int = 5
+    entity_hop_weight: float = 0.7
+    entity_hop_specificity: float = 0.7
+    entity_hop_max_chunks: int = 50
 
 
 class LinkerSettings(BaseModel):

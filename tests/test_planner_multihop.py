@@ -96,13 +96,15 @@ async def test_the_trace_names_every_stage_with_what_it_found(demo_app):
     response = await kapp.retrieval.search(case["question"], [corpora[n].id for n in case["corpora"]],
                                            [c.id for c in corpora.values()], limit=5, strict_scope=True)
     stages = {t.stage: t for t in response.trace}
-    assert list(stages) == ["embed", "seeds", "seed_entities", "bridges", "expansion", "fusion", "rerank"]
+    assert list(stages) == ["embed", "seeds", "seed_entities", "bridges", "expansion", "entity_hops", "fusion", "rerank"]
     assert stages["seeds"].detail["per_corpus"] == {"Project Docs": 20, "Research Papers": 20}
     assert "Project Helios" in stages["seed_entities"].detail["per_corpus"]["Project Docs"]
     assert any("Aurora Vector Engine" in line and "Project Docs -> Research Papers" in line
                for line in stages["bridges"].detail["top"])
     assert stages["expansion"].detail["candidates"] > 0
-    assert stages["fusion"].detail["rrf_k"] == 60 and stages["fusion"].detail["rankings"] == 3
+    # one ranking per corpus, the expansion's and the entity hops'
+    assert stages["fusion"].detail["rrf_k"] == 60 and stages["fusion"].detail["rankings"] == 4
+    assert stages["entity_hops"].detail["sources"] == 10 and stages["entity_hops"].detail["reached"] > 0
     assert stages["rerank"].detail["method"] == "embedding cosine"
     assert all(t.seconds >= 0 for t in response.trace)
 

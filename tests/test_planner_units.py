@@ -234,7 +234,7 @@ async def test_zero_capacity_cache_always_loads():
 
 # ---------------------------------------------------------------- result selection
 def scored(chunk_id: int, score: float, expanded: bool, corpus=A, expansion_score: float = 0.0) -> Scored:
-    return Scored(Candidate(chunk_id, corpus, 0.0, expansion_score=expansion_score), None, 0.0, score, expanded)
+    return Scored(Candidate(chunk_id, corpus, 0.0, expansion_score=expansion_score), None, 0.0, 0.0, score, expanded)
 
 
 def test_reserved_slots_bring_weak_expanded_evidence_into_the_results():

@@ -58,7 +58,8 @@ _EN_REL_VERB_RE = re.compile(rf"\b(?:{_EN_REL_VERBS})\b")
 _EN_ROLES = (
     r"founders?|authors?|creators?|developers?|maintainers?|owners?|inventors?|designers?|ceos?|leads?|leaders?"
     r"|managers?|parent(?:\s+company)?|successors?|predecessors?|employers?|advisors?|supervisors?|sponsors?"
-    r"|vendors?|makers?|publishers?|team|dependency|dependencies"
+    r"|vendors?|makers?|publishers?|team|dependency|dependencies|directors?|producers?|composers?|performers?|writers?"
+    r"|spouses?"
 )
 _ROLE_OF_RE = re.compile(rf"\bthe\s+(?:{_EN_ROLES})\s+of\b")
 _RELATION_RE = re.compile(

@@ -59,6 +59,48 @@ async def select_entity_neighbours(conn: asyncpg.Connection, entity_ids: Sequenc
     )
 
 
+async def select_entity_hops(conn: asyncpg.Connection, chunk_ids: Sequence[int], corpus_ids: Sequence[UUID],
+                             max_mentions: int, max_chunks: int) -> list[asyncpg.Record]:
+    """Chunks sharing a specific entity with the given chunks: the same local entity, or through the canonical
+    layer one of its copies in another of ``corpus_ids``.
+
+    An entity is specific when its copies are mentioned at most ``max_mentions`` times (a cheap bound read
+    from kg_entity) and in at most ``max_chunks`` chunks of ``corpus_ids``; stopword-like canonicals never are.
+    Rows: from_chunk_id, canonical_id, name, chunk_id, corpus_id, chunk_count.
+    """
+    return await conn.fetch(
+        """WITH source AS (
+               SELECT DISTINCT m.chunk_id AS from_chunk_id, a.canonical_id
+               FROM kg_entity_mention m JOIN kg_entity_alias a ON a.local_entity_id = m.entity_id
+               WHERE m.chunk_id = ANY($1::bigint[]) AND m.corpus_id = ANY($2::uuid[])
+           ), specific AS (
+               SELECT a.canonical_id
+               FROM kg_entity_alias a
+               JOIN kg_entity e ON e.id = a.local_entity_id
+               JOIN kg_entity_canonical c ON c.id = a.canonical_id
+               WHERE a.canonical_id IN (SELECT canonical_id FROM source) AND a.corpus_id = ANY($2::uuid[])
+                 AND NOT c.is_stopword_like
+               GROUP BY a.canonical_id
+               HAVING sum(e.mention_count) <= $3
+           ), reached AS (
+               SELECT DISTINCT a.canonical_id, m.chunk_id, m.corpus_id
+               FROM kg_entity_alias a JOIN kg_entity_mention m ON m.entity_id = a.local_entity_id
+               WHERE a.canonical_id IN (SELECT canonical_id FROM specific) AND a.corpus_id = ANY($2::uuid[])
+                 AND m.corpus_id = ANY($2::uuid[])
+           ), sized AS (
+               SELECT canonical_id, count(*)::int AS chunk_count FROM reached
+               GROUP BY canonical_id HAVING count(*) <= $4
+           )
+           SELECT s.from_chunk_id, r.canonical_id, c.canonical_name AS name, r.chunk_id, r.corpus_id, z.chunk_count
+           FROM source s
+           JOIN sized z ON z.canonical_id = s.canonical_id
+           JOIN reached r ON r.canonical_id = s.canonical_id AND r.chunk_id <> s.from_chunk_id
+           JOIN kg_entity_canonical c ON c.id = s.canonical_id
+           ORDER BY s.from_chunk_id, z.chunk_count, r.chunk_id""",
+        list(chunk_ids), list(corpus_ids), max_mentions, max_chunks,
+    )
+
+
 @dataclass(frozen=True)
 class PlannerRunRow:
     app_name: str

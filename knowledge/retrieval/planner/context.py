@@ -56,6 +56,24 @@ class ExpandedChunk:
     path: BridgePath
 
 
+@dataclass(frozen=True)
+class EntityHop:
+    """A link from a seed chunk to another chunk that mentions the same specific entity (in the same corpus,
+    or in another one through the canonical layer)."""
+
+    from_chunk_id: int
+    from_corpus_id: UUID
+    chunk_id: int
+    corpus_id: UUID
+    canonical_id: int
+    name: str
+    chunk_count: int  # chunks of the searched corpora mentioning the entity: the fewer, the more specific
+
+    @property
+    def crosses_corpora(self) -> bool:
+        return self.from_corpus_id != self.corpus_id
+
+
 @dataclass
 class Candidate:
     chunk_id: int
@@ -65,6 +83,7 @@ class Candidate:
     expansion_rank: int | None = None
     path: BridgePath | None = None
     expansion_score: float = 0.0
+    hops: tuple[EntityHop, ...] = ()
 
 
 @dataclass
@@ -75,6 +94,7 @@ class PlanState:
     seed_entities: dict[int, SeedEntity] = field(default_factory=dict)
     bridges: list[EntityBridge] = field(default_factory=list)
     expansion: list[ExpandedChunk] = field(default_factory=list)
+    entity_hops: dict[int, list[EntityHop]] = field(default_factory=dict)  # reached chunk -> hops into it
     candidates: list[Candidate] = field(default_factory=list)
     hits: list[SearchHit] = field(default_factory=list)
     trace: list[StageTrace] = field(default_factory=list)

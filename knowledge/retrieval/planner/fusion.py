@@ -1,10 +1,12 @@
-"""Stage: reciprocal rank fusion of the per-corpus seed rankings and the expansion ranking."""
+"""Stage: reciprocal rank fusion of the per-corpus seed rankings, the expansion ranking and the entity hops."""
 from __future__ import annotations
 
 from typing import Any, Hashable, Sequence
 
 from config.settings import PlannerSettings
-from knowledge.retrieval.planner.context import Candidate, PlanState
+from knowledge.retrieval.planner.context import Candidate, EntityHop, PlanState
+from knowledge.retrieval.planner.entity_hops import provisional_ranking
+from knowledge.retrieval.results import BridgePath
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[Hashable]], k: int) -> dict[Hashable, float]:
@@ -16,6 +18,20 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[Hashable]], k: int) -> di
         for rank, item in enumerate(dict.fromkeys(ranking), start=1):
             scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
     return scores
+
+
+def hop_path(state: PlanState, hops: Sequence[EntityHop]) -> BridgePath | None:
+    """The bridge path of a chunk reached by entity hops from another corpus: through its most specific
+    entity, from the best ranked source chunk."""
+    seed_rank = {s.chunk_id: s.rank for hits in state.seeds.values() for s in hits}
+    crossing = [h for h in hops if h.crosses_corpora]
+    if not crossing:
+        return None
+    hop = min(crossing, key=lambda h: (h.chunk_count, seed_rank.get(h.from_chunk_id, 0), h.name))
+    corpora = state.request.corpora
+    return BridgePath(source_corpus_id=hop.from_corpus_id, source_corpus_label=corpora[hop.from_corpus_id].label,
+                      target_corpus_id=hop.corpus_id, target_corpus_label=corpora[hop.corpus_id].label,
+                      via_entity=hop.name, hops=1)
 
 
 class FusionStage:
@@ -31,17 +47,24 @@ class FusionStage:
         rankings = [[s.chunk_id for s in hits] for hits in state.seeds.values()]
         if state.expansion:
             rankings.append([c.chunk_id for c in state.expansion])
+        if state.entity_hops:
+            rankings.append(provisional_ranking(state, self.settings))
         scores = reciprocal_rank_fusion(rankings, self.settings.rrf_k)
         candidates = []
         for chunk_id, score in scores.items():
             seed = seed_by_chunk.get(chunk_id)
             expanded = expansion_rank.get(chunk_id)
+            hops = tuple(state.entity_hops.get(chunk_id, ()))
+            corpus_id = seed.corpus_id if seed else expanded[1].corpus_id if expanded else hops[0].corpus_id
             candidates.append(Candidate(
-                chunk_id=chunk_id, corpus_id=seed.corpus_id if seed else expanded[1].corpus_id, rrf=score,
+                chunk_id=chunk_id, corpus_id=corpus_id, rrf=score,
                 seed_rank=seed.rank if seed else None, expansion_rank=expanded[0] if expanded else None,
-                path=expanded[1].path if expanded else None, expansion_score=expanded[1].score if expanded else 0.0))
+                path=expanded[1].path if expanded else hop_path(state, hops),
+                expansion_score=expanded[1].score if expanded else 0.0, hops=hops))
         candidates.sort(key=lambda c: (-c.rrf, c.chunk_id))
         state.candidates = candidates[:self.settings.pool_cap]
         return {"rrf_k": self.settings.rrf_k, "pool_cap": self.settings.pool_cap, "rankings": len(rankings),
                 "fused": len(scores), "pool": len(state.candidates),
-                "from_expansion_only": sum(1 for c in state.candidates if c.seed_rank is None)}
+                "from_expansion_only": sum(1 for c in state.candidates if c.seed_rank is None and c.expansion_rank is not None),
+                "from_entity_hops_only": sum(1 for c in state.candidates
+                                             if c.seed_rank is None and c.expansion_rank is None)}

@@ -18,6 +18,7 @@ from knowledge.metrics import planner_stage_seconds
 from knowledge.retrieval.planner.bridges import BridgeStage
 from knowledge.retrieval.planner.context import PlanState
 from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder
+from knowledge.retrieval.planner.entity_hops import EntityHopStage
 from knowledge.retrieval.planner.expansion import ExpansionStage
 from knowledge.retrieval.planner.fusion import FusionStage
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
@@ -43,8 +44,9 @@ class HybridPlanner:
             SeedEntityStage(db, settings),
             BridgeStage(db, settings.planner, neighbourhoods),
             ExpansionStage(db, settings, neighbourhoods),
+            EntityHopStage(db, settings.planner),
             FusionStage(settings.planner),
-            RerankStage(db, OfflineCrossEncoder.detect(), settings.planner.rerank_relevance_weight),
+            RerankStage(db, OfflineCrossEncoder.detect(), settings.planner),
         ))
 
     @property

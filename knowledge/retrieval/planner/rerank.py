@@ -1,7 +1,10 @@
 """Stage: rerank the fused pool and pick the results.
 
 Relevance is a cross-encoder score when one is installed offline, otherwise the cosine of the chunk and
-query embeddings; the final score blends it with the (max-normalised) RRF score. Graph-expanded evidence,
+query embeddings. In graph expansion mode a chunk also gains the support of its entity hops: the relevance of
+the best primary chunks it shares a specific entity with, discounted by how many chunks name that entity
+(the second hop of a multi-hop question rarely resembles the question, the first hop does). The final score
+blends relevance (plus support) with the (max-normalised) RRF score. Graph-expanded evidence,
 by design, shares little with the question, so it gets reserved slots instead of competing on cosine alone.
 Evidence is graph-expanded when a bridge path from primary evidence of another corpus reaches it and a
 direct search of its own corpus would not show it within the requested limit.
@@ -15,11 +18,13 @@ from uuid import UUID
 
 import numpy as np
 
+from config.settings import PlannerSettings
 from knowledge.db.database import Database
 from knowledge.db.queries import chunks as chunk_queries
 from knowledge.retrieval.citations import assign_citations
 from knowledge.retrieval.planner.context import Candidate, PlanState
 from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder
+from knowledge.retrieval.planner.entity_hops import hop_support
 from knowledge.retrieval.results import SearchHit
 
 EXPANDED_SLOT_SHARE = 0.2  # DESIGN.md targets a cross-corpus expansion ratio >= 15%
@@ -30,6 +35,7 @@ class Scored:
     candidate: Candidate
     row: Any
     relevance: float
+    support: float
     score: float
     expanded: bool
 
@@ -62,10 +68,20 @@ class RerankStage:
     name = "rerank"
     graph_only = False
 
-    def __init__(self, db: Database, cross_encoder: OfflineCrossEncoder, relevance_weight: float) -> None:
+    def __init__(self, db: Database, cross_encoder: OfflineCrossEncoder, settings: PlannerSettings) -> None:
         self.db = db
         self.cross_encoder = cross_encoder
-        self.relevance_weight = relevance_weight
+        self.settings = settings
+
+    def _support(self, pool: list[tuple[Candidate, Any, bool]], relevance: np.ndarray,
+                 primary: set[int]) -> np.ndarray:
+        """Entity-hop support of each pooled chunk from the ``entity_hop_sources`` most relevant primary ones."""
+        if not any(c.hops for c, _, _ in pool):
+            return np.zeros(len(pool))
+        ranked = sorted(((float(rel), c.chunk_id) for (c, _, _), rel in zip(pool, relevance)
+                         if c.chunk_id in primary), reverse=True)
+        sources = {chunk_id: rel for rel, chunk_id in ranked[:self.settings.entity_hop_sources]}
+        return np.array([hop_support(c.hops, sources, self.settings.entity_hop_specificity) for c, _, _ in pool])
 
     async def _relevance(self, state: PlanState, rows: list) -> tuple[np.ndarray, str]:
         if self.cross_encoder.available:
@@ -98,13 +114,15 @@ class RerankStage:
             state.hits = []
             return {"method": "none", "pool": 0, "reserved_for_expanded": 0, "expanded_in_results": 0}
         relevance, method = await self._relevance(state, [row for _, row, _ in pool])
+        support = self._support(pool, relevance, primary)
         top_rrf = max(c.rrf for c, _, _ in pool)
-        weight = self.relevance_weight
-        scored = [Scored(c, row, float(rel), weight * float(rel) + (1 - weight) * c.rrf / top_rrf,
-                         expanded) for (c, row, expanded), rel in zip(pool, relevance)]
+        weight, hop_weight = self.settings.rerank_relevance_weight, self.settings.entity_hop_weight
+        scored = [Scored(c, row, float(rel), float(sup),
+                         weight * (float(rel) + hop_weight * float(sup)) + (1 - weight) * c.rrf / top_rrf, expanded)
+                  for (c, row, expanded), rel, sup in zip(pool, relevance, support)]
         selected = select_results(scored, request.limit, effective)
         state.hits = assign_citations([self._hit(state, s) for s in selected])
-        return {"method": method, "pool": len(pool),
+        return {"method": method, "pool": len(pool), "with_hop_support": int(np.count_nonzero(support)),
                 "reserved_for_expanded": reserved_slots(request.limit, sum(1 for s in scored if s.expanded)),
                 "expanded_in_results": sum(1 for s in selected if s.expanded)}
 
@@ -112,6 +130,8 @@ class RerankStage:
         candidate, row = scored.candidate, scored.row
         corpus = state.request.corpora[candidate.corpus_id]
         scores = {"relevance": scored.relevance, "rrf": candidate.rrf}
+        if scored.support:
+            scores["entity_hop"] = scored.support
         if candidate.seed_rank is not None:
             scores["seed_rank"] = float(candidate.seed_rank)
         if candidate.expansion_rank is not None:

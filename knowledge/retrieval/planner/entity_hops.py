@@ -1,0 +1,111 @@
+"""Stage: entity hops, the second hop of a multi-hop question.
+
+The answer to "who directed the film that won X?" sits in a chunk that shares little with the question but
+names the same entity (the film) as a chunk that matches it. From the best seed chunks of every searched
+corpus, this stage follows each specific entity they mention to the other chunks mentioning it: inside the
+corpus through the local entity, across corpora through the canonical layer (a shared-entity bridge);
+common nouns and the entities the question itself names are skipped, since what they link already resembles
+the question. How
+much such a link counts is decided at rerank time, when the relevance of the chunk it starts from is known
+(``hop_support``); here the reached chunks join the fusion as one more ranking.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from config.settings import PlannerSettings
+from knowledge.db.database import Database
+from knowledge.db.queries import planner as planner_queries
+from knowledge.graph.extraction_patterns import CJK_RE
+from knowledge.retrieval.planner.context import EntityHop, PlanState, SeedHit
+from knowledge.retrieval.planner.personalization import QueryNames
+
+_TRACE_TOP = 8
+# the SQL bound on an entity's mentions before its chunks are counted: a chunk rarely names one entity
+# more than this many times on average, so entities it drops are far beyond entity_hop_max_chunks anyway
+_MENTIONS_PER_CHUNK_BOUND = 4
+
+
+def is_proper_name(name: str) -> bool:
+    """A name (capital, digit or CJK), not a common noun such as "embedding model": a common noun links chunks
+    on the same topic, which the question's embedding already finds; a name links facts about one thing."""
+    return any(ch.isupper() or ch.isdigit() for ch in name) or bool(CJK_RE.search(name))
+
+
+def link_weight(source_weight: float, hop: EntityHop, specificity: float) -> float:
+    """What a link from a chunk of weight ``source_weight`` brings the chunk it reaches."""
+    return source_weight / hop.chunk_count ** specificity
+
+
+def hop_support(hops: Sequence[EntityHop], source_weights: Mapping[int, float], specificity: float) -> float:
+    """The strongest link into a chunk from the weighted source chunks (a max, not a sum: two entities shared
+    with one passage are one piece of evidence, and a sum lets ubiquitous co-mentions pile up)."""
+    return max((link_weight(source_weights[h.from_chunk_id], h, specificity) for h in hops
+                if h.from_chunk_id in source_weights), default=0.0)
+
+
+def source_hits(seeds: Mapping[object, Sequence[SeedHit]], per_corpus: int) -> dict[int, SeedHit]:
+    return {s.chunk_id: s for hits in seeds.values() for s in hits if s.rank <= per_corpus}
+
+
+def provisional_ranking(state: PlanState, settings: PlannerSettings) -> list[int]:
+    """Reached chunks ordered by their support with the source chunks weighted 1 / seed rank (relevance is not
+    known before rerank); the fusion stage ranks them with this."""
+    sources = source_hits(state.seeds, settings.entity_hop_sources)
+    weights = {chunk_id: 1.0 / hit.rank for chunk_id, hit in sources.items()}
+    support = {chunk_id: hop_support(hops, weights, settings.entity_hop_specificity)
+               for chunk_id, hops in state.entity_hops.items()}
+    return sorted(support, key=lambda c: (-support[c], c))
+
+
+class EntityHopStage:
+    name = "entity_hops"
+    graph_only = True
+
+    def __init__(self, db: Database, settings: PlannerSettings) -> None:
+        self.db = db
+        self.settings = settings
+
+    async def run(self, state: PlanState) -> dict[str, Any]:
+        settings = self.settings
+        # hops stay inside the mentioned corpora: evidence from unmentioned ones comes only from the bridge walk
+        scope = state.request.effective
+        # a hop is one step of expansion: graph_max_depth 0 allows none
+        sources = source_hits(state.seeds, settings.entity_hop_sources) if settings.graph_max_depth >= 1 else {}
+        rows = []
+        if sources:
+            async with self.db.scoped(scope) as conn:
+                rows = await planner_queries.select_entity_hops(
+                    conn, list(sources), scope, settings.entity_hop_max_chunks * _MENTIONS_PER_CHUNK_BOUND,
+                    settings.entity_hop_max_chunks)
+        allowed = set(scope)
+        query_names = QueryNames(state.request.query)
+        hops: dict[int, list[EntityHop]] = {}
+        for row in rows:
+            source = sources.get(row["from_chunk_id"])
+            # an entity the question names links chunks that already match the question: no second hop
+            if (source is None or row["corpus_id"] not in allowed or not is_proper_name(row["name"])
+                    or query_names.names(row["name"])):
+                continue
+            hops.setdefault(row["chunk_id"], []).append(EntityHop(
+                from_chunk_id=source.chunk_id, from_corpus_id=source.corpus_id, chunk_id=row["chunk_id"],
+                corpus_id=row["corpus_id"], canonical_id=row["canonical_id"], name=row["name"],
+                chunk_count=row["chunk_count"]))
+        state.entity_hops = hops
+        return self._detail(state, sources, hops)
+
+    def _detail(self, state: PlanState, sources: Mapping[int, SeedHit],
+                hops: Mapping[int, list[EntityHop]]) -> dict[str, Any]:
+        corpora = state.request.corpora
+        entities: dict[str, int] = {}
+        for found in hops.values():
+            for hop in found:
+                entities[hop.name] = hop.chunk_count
+        return {
+            "sources": len(sources), "reached": len(hops),
+            "cross_corpus": sum(1 for found in hops.values() if any(h.crosses_corpora for h in found)),
+            "max_chunks": self.settings.entity_hop_max_chunks,
+            "top_entities": [f"{name} ({count} chunks)" for name, count in
+                             sorted(entities.items(), key=lambda x: (x[1], x[0]))[:_TRACE_TOP]],
+            "corpora": sorted({corpora[h.corpus_id].label for found in hops.values() for h in found}),
+        }
