@@ -41,7 +41,8 @@ class KnowledgeApp:
     def __post_init__(self) -> None:
         self.retrieval = UnifiedRetrievalService(self.db, self.query_cache)
         self.graph = GraphBuilder(self.db, self.embedder, self.settings)
-        self.canonical = CanonicalLayer(self.db, self.settings.linker, self.corpora.app_name)
+        self.canonical = CanonicalLayer(self.db, self.settings.linker, self.corpora.app_name,
+                                        on_change=self.retrieval.on_graph_updated)
         # permission views, Context Router and knowledge cards over the workspace topology (DESIGN.md 8)
         self.access = AccessResolver(self)
         self.router = ContextRouter(self, self.access)

@@ -40,3 +40,11 @@ async def test_ingest_invalidates_both_caches_and_the_new_bridge_is_found(kapp):
     expanded = [h for h in after.hits if h.evidence_type == "graph_expanded"]
     assert [h.source_uri for h in expanded] == ["zephyr"], [(h.source_uri, h.evidence_type) for h in after.hits]
     assert expanded[0].bridge.describe() == "Ops Notes -> Research via Zephyr Storage Engine"
+
+    # a review decision changes the bridges as much as an ingest: splitting the shared entity apart empties
+    # the cache, and the next search no longer crosses over it
+    assert len(kapp.retrieval.neighbourhoods) > 0
+    await kapp.canonical.split("Zephyr Storage Engine", "research")
+    assert len(kapp.retrieval.neighbourhoods) == 0
+    split = await search()
+    assert not [h for h in split.hits if h.bridge and h.bridge.via_entity == "Zephyr Storage Engine"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Awaitable, Callable, Sequence, TypeVar
 from uuid import UUID
 
 from config.settings import LinkerSettings
@@ -17,6 +17,7 @@ from knowledge.ingest.pipeline import NewChunk
 from knowledge.metrics import canonical_build_lag_seconds, canonical_review_queue_depth, canonical_review_share
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -53,11 +54,14 @@ class CanonicalStats:
 
 
 class CanonicalLayer:
-    def __init__(self, db: Database, settings: LinkerSettings, app_scope: str) -> None:
+    def __init__(self, db: Database, settings: LinkerSettings, app_scope: str,
+                 on_change: Callable[[], Awaitable[None]] | None = None) -> None:
         self.db = db
         self.app_scope = app_scope
         self.linker = CanonicalLinker(db, settings)
         self.review = CanonicalReview(db, settings)
+        # told after a relink, rebuild or review decision (the planner drops its cached neighbourhoods)
+        self.on_change = on_change
 
     async def after_ingest(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
         """Post-ingest step (after the graph step): link the corpus's new and changed entities."""
@@ -76,14 +80,10 @@ class CanonicalLayer:
         return report
 
     async def link_corpora(self, corpora: Sequence[Corpus]) -> LinkReport:
-        report = await self.linker.link_corpora(self.app_scope, [c.id for c in corpora])
-        await self.refresh_gauges()
-        return report
+        return await self._after(await self.linker.link_corpora(self.app_scope, [c.id for c in corpora]))
 
     async def rebuild(self) -> LinkReport:
-        report = await self.linker.rebuild(self.app_scope)
-        await self.refresh_gauges()
-        return report
+        return await self._after(await self.linker.rebuild(self.app_scope))
 
     async def review_queue(self, limit: int = 100) -> list[ReviewItem]:
         return await self.review.queue(self.app_scope, limit=limit)
@@ -101,8 +101,10 @@ class CanonicalLayer:
     async def split(self, entity: str, corpus_name: str | None = None) -> Outcome:
         return await self._after(await self.review.split(self.app_scope, entity, corpus_name))
 
-    async def _after(self, outcome: Outcome) -> Outcome:
+    async def _after(self, outcome: T) -> T:
         await self.refresh_gauges()
+        if self.on_change is not None:
+            await self.on_change()
         return outcome
 
     async def stats(self, app_scope: str | None = None) -> CanonicalStats:
