@@ -5,9 +5,8 @@ names the same entity (the film) as a chunk that matches it. From the best seed 
 corpus, this stage follows each specific entity they mention to the other chunks mentioning it: inside the
 corpus through the local entity, across corpora through the canonical layer (a shared-entity bridge);
 common nouns and the entities the question itself names are skipped, since what they link already resembles
-the question. How
-much such a link counts is decided at rerank time, when the relevance of the chunk it starts from is known
-(``hop_support``); here the reached chunks join the fusion as one more ranking.
+the question. How much such a link counts is decided at rerank time, when the relevance of the chunk it
+starts from is known (``hop_support``); here the reached chunks join the fusion as one more ranking.
 """
 from __future__ import annotations
 

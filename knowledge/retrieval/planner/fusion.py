@@ -63,8 +63,8 @@ class FusionStage:
                 expansion_score=expanded[1].score if expanded else 0.0, hops=hops))
         candidates.sort(key=lambda c: (-c.rrf, c.chunk_id))
         state.candidates = candidates[:self.settings.pool_cap]
+        unseeded = [c for c in state.candidates if c.seed_rank is None]
         return {"rrf_k": self.settings.rrf_k, "pool_cap": self.settings.pool_cap, "rankings": len(rankings),
                 "fused": len(scores), "pool": len(state.candidates),
-                "from_expansion_only": sum(1 for c in state.candidates if c.seed_rank is None and c.expansion_rank is not None),
-                "from_entity_hops_only": sum(1 for c in state.candidates
-                                             if c.seed_rank is None and c.expansion_rank is None)}
+                "from_expansion_only": sum(1 for c in unseeded if c.expansion_rank is not None),
+                "from_entity_hops_only": sum(1 for c in unseeded if c.expansion_rank is None)}
