@@ -79,12 +79,14 @@ class EntityHopStage:
                     settings.entity_hop_max_chunks)
         allowed = set(scope)
         query_names = QueryNames(state.request.query)
+        linking: dict[str, bool] = {}  # one decision per entity name (each comes back once per chunk it reaches)
         hops: dict[int, list[EntityHop]] = {}
         for row in rows:
-            source = sources.get(row["from_chunk_id"])
-            # an entity the question names links chunks that already match the question: no second hop
-            if (source is None or row["corpus_id"] not in allowed or not is_proper_name(row["name"])
-                    or query_names.names(row["name"])):
+            source, name = sources.get(row["from_chunk_id"]), row["name"]
+            if name not in linking:
+                # an entity the question names links chunks that already match the question: no second hop
+                linking[name] = is_proper_name(name) and not query_names.names(name)
+            if source is None or row["corpus_id"] not in allowed or not linking[name]:
                 continue
             hops.setdefault(row["chunk_id"], []).append(EntityHop(
                 from_chunk_id=source.chunk_id, from_corpus_id=source.corpus_id, chunk_id=row["chunk_id"],

@@ -1,10 +1,10 @@
 """Stage: reciprocal rank fusion of the per-corpus seed rankings, the expansion ranking and the entity hops."""
 from __future__ import annotations
 
-from typing import Any, Hashable, Sequence
+from typing import Any, Hashable, Mapping, Sequence
 
 from config.settings import PlannerSettings
-from knowledge.retrieval.planner.context import Candidate, EntityHop, PlanState
+from knowledge.retrieval.planner.context import Candidate, EntityHop, PlanState, SeedHit
 from knowledge.retrieval.planner.entity_hops import provisional_ranking
 from knowledge.retrieval.results import BridgePath
 
@@ -20,14 +20,13 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[Hashable]], k: int) -> di
     return scores
 
 
-def hop_path(state: PlanState, hops: Sequence[EntityHop]) -> BridgePath | None:
+def hop_path(state: PlanState, hops: Sequence[EntityHop], seed_by_chunk: Mapping[int, SeedHit]) -> BridgePath | None:
     """The bridge path of a chunk reached by entity hops from another corpus: through its most specific
-    entity, from the best ranked source chunk."""
-    seed_rank = {s.chunk_id: s.rank for hits in state.seeds.values() for s in hits}
+    entity, from the best ranked source chunk (every source is a seed)."""
     crossing = [h for h in hops if h.crosses_corpora]
     if not crossing:
         return None
-    hop = min(crossing, key=lambda h: (h.chunk_count, seed_rank.get(h.from_chunk_id, 0), h.name))
+    hop = min(crossing, key=lambda h: (h.chunk_count, seed_by_chunk[h.from_chunk_id].rank, h.name))
     corpora = state.request.corpora
     return BridgePath(source_corpus_id=hop.from_corpus_id, source_corpus_label=corpora[hop.from_corpus_id].label,
                       target_corpus_id=hop.corpus_id, target_corpus_label=corpora[hop.corpus_id].label,
@@ -59,7 +58,7 @@ class FusionStage:
             candidates.append(Candidate(
                 chunk_id=chunk_id, corpus_id=corpus_id, rrf=score,
                 seed_rank=seed.rank if seed else None, expansion_rank=expanded[0] if expanded else None,
-                path=expanded[1].path if expanded else hop_path(state, hops),
+                path=expanded[1].path if expanded else hop_path(state, hops, seed_by_chunk),
                 expansion_score=expanded[1].score if expanded else 0.0, hops=hops))
         candidates.sort(key=lambda c: (-c.rrf, c.chunk_id))
         state.candidates = candidates[:self.settings.pool_cap]
