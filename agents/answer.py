@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from knowledge.retrieval.results import describe_bridge
+
 MAX_SENTENCES = 4
 MAX_PER_SOURCE = 2
 MAX_SENTENCE_CHARS = 320
@@ -75,11 +77,8 @@ class Evidence:
 
 
 def via_entity(result: dict[str, Any]) -> str:
-    """The bridge entity of a graph-expanded result: tool results carry the path as "A -> B via X"."""
-    bridge = result.get("bridge")
-    if isinstance(bridge, dict):
-        return str(bridge.get("via_entity") or "")
-    return str(bridge or "").partition(" via ")[2]
+    """The bridge entity of a graph-expanded result (its ``bridge`` is ``BridgePath.to_dict()``)."""
+    return str((result.get("bridge") or {}).get("via_entity") or "")
 
 
 def _candidates(query: str, results: list[dict[str, Any]]) -> list[list[Evidence]]:
@@ -147,7 +146,7 @@ def _links(result: dict[str, Any], cited: list[dict[str, Any]]) -> list[str]:
     lines = []
     for bridge in result.get("bridges") or []:
         via = [f"[{r['citation_id']}]" for r in cited if r.get("bridge") == bridge]
-        lines.append(f"- {bridge}" + (f": evidence {', '.join(dict.fromkeys(via))}" if via else ""))
+        lines.append(f"- {describe_bridge(bridge)}" + (f": evidence {', '.join(dict.fromkeys(via))}" if via else ""))
     return lines
 
 
@@ -187,7 +186,7 @@ def compose_papers_answer(query: str, result: dict[str, Any]) -> str:
         lines.append(head + (f": {best[0].sentence}" if best else ""))
     lines += ["", "References:", *dict.fromkeys(str(p["formatted_citation"]) for p in papers)]
     if result.get("bridges"):
-        lines += ["", "Cross-corpus links:", *(f"- {b}" for b in result["bridges"])]
+        lines += ["", "Cross-corpus links:", *(f"- {describe_bridge(b)}" for b in result["bridges"])]
     return "\n".join(lines)
 
 

@@ -77,7 +77,7 @@ async def test_several_corpora_multi_hop_question_follows_the_bridge(demo):
     [result] = turn.responses(SEARCH)
     assert result["mode"] == "planner", result["fallback_reason"]
     assert result["graph_expansion"] is True
-    assert any("via Aurora Vector Engine" in bridge for bridge in result["bridges"])
+    assert any(bridge["via_entity"] == "Aurora Vector Engine" for bridge in result["bridges"])
     expanded = [r for r in result["results"] if r["evidence_type"] == "graph_expanded"]
     assert any("developed by Dr. Lin Wei" in r["content"] and r["corpus_label"] == "Research Papers"
                for r in expanded)

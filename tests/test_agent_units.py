@@ -48,7 +48,7 @@ def test_approval_policy(tool, policy, expected):
     assert requires_approval(tool, policy) is expected
 
 
-def _hit(n: int, content: str, corpus: str, evidence: str = "primary", bridge: str | None = None) -> dict:
+def _hit(n: int, content: str, corpus: str, evidence: str = "primary", bridge: dict | None = None) -> dict:
     hit = {"citation_id": n, "content": content, "corpus_label": corpus, "evidence_type": evidence,
            "formatted_citation": f"[{n}] “Doc {n}.” (from Corpus: {corpus})"}
     if bridge:
@@ -57,7 +57,8 @@ def _hit(n: int, content: str, corpus: str, evidence: str = "primary", bridge: s
 
 
 def test_extractive_answer_keeps_bridge_evidence_and_lists_links():
-    bridge = "Project Docs -> Research Papers via Aurora Vector Engine"
+    bridge = {"source_corpus_id": "a", "source_corpus_label": "Project Docs", "target_corpus_id": "b",
+              "target_corpus_label": "Research Papers", "via_entity": "Aurora Vector Engine", "hops": 1}
     result = {"status": "success", "mode": "planner", "bridges": [bridge], "results": [
         _hit(1, "# Helios note\nProject Helios depends on the Aurora Vector Engine for nearest-neighbour lookups. "
                 "The team meets on Mondays.", "Project Docs"),
@@ -69,7 +70,7 @@ def test_extractive_answer_keeps_bridge_evidence_and_lists_links():
     assert "depends on the Aurora Vector Engine for nearest-neighbour lookups. [1]" in answer
     assert "Mondays" not in answer and "Helios note" not in answer
     assert "(from Corpus: Research Papers)" in answer and "(from Corpus: Project Docs)" in answer
-    assert answer.split("Cross-corpus links:")[1].strip() == f"- {bridge}: evidence [2]"
+    assert answer.split("Cross-corpus links:")[1].strip() == "- Project Docs -> Research Papers via Aurora Vector Engine: evidence [2]"
 
 
 def test_evidence_falls_back_to_the_top_result_when_no_word_matches():

@@ -26,7 +26,7 @@ def hit_to_tool_dict(hit: SearchHit) -> dict[str, Any]:
         if meta.get(key):
             item[key] = meta[key]
     if hit.bridge is not None:
-        item["bridge"] = hit.bridge.describe()
+        item["bridge"] = hit.bridge.to_dict()
     return item
 
 
@@ -38,6 +38,6 @@ def response_to_tool_dict(response: RetrievalResponse) -> dict[str, Any]:
         "graph_expansion": response.graph_expansion,
         "fallback_reason": response.fallback_reason,
         "results": [hit_to_tool_dict(h) for h in response.hits],
-        "bridges": [b.describe() for b in response.bridges],
+        "bridges": [b.to_dict() for b in response.bridges],
         "citations": list(dict.fromkeys(h.formatted_citation for h in response.hits)),
     }

@@ -55,9 +55,7 @@ def _hit_item(hit: SearchHit, scope: CallScope, document_ids: dict[int, str]) ->
         "content": hit.content,
     }
     if hit.bridge is not None:
-        item["bridge"] = {"description": hit.bridge.describe(), "via_entity": hit.bridge.via_entity,
-                          "hops": hit.bridge.hops, "source_corpus": hit.bridge.source_corpus_label,
-                          "target_corpus": hit.bridge.target_corpus_label}
+        item["bridge"] = {**hit.bridge.to_dict(), "description": hit.bridge.describe()}
     return item
 
 
@@ -87,7 +85,7 @@ def search_tool(kapp: KnowledgeApp, router: ContextRouter) -> GatewayTool:
             "graph_expansion": response.graph_expansion if response else False,
             "items": [_hit_item(h, scope, document_ids) for h in hits],
             "citations": list(dict.fromkeys(h.formatted_citation for h in hits)),
-            "cross_corpus_links": [b.describe() for b in response.bridges] if response else [],
+            "cross_corpus_links": [b.to_dict() for b in response.bridges] if response else [],
             "knowledge_gap": found.gap.to_dict() if found.gap else None,
         }
 

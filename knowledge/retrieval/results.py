@@ -16,7 +16,18 @@ class BridgePath:
     hops: int = 1
 
     def describe(self) -> str:
-        return f"{self.source_corpus_label} -> {self.target_corpus_label} via {self.via_entity}"
+        return describe_bridge(self.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The bridge as data (what tools, MCP and AG-UI send); ``describe`` renders it for people."""
+        return {"source_corpus_id": str(self.source_corpus_id), "source_corpus_label": self.source_corpus_label,
+                "target_corpus_id": str(self.target_corpus_id), "target_corpus_label": self.target_corpus_label,
+                "via_entity": self.via_entity, "hops": self.hops}
+
+
+def describe_bridge(bridge: dict[str, Any]) -> str:
+    """A bridge dict (``BridgePath.to_dict``) as one line of text for people."""
+    return f"{bridge['source_corpus_label']} -> {bridge['target_corpus_label']} via {bridge['via_entity']}"
 
 
 @dataclass
@@ -39,9 +50,7 @@ class SearchHit:
         data = asdict(self)
         data["corpus_id"] = str(self.corpus_id)
         if self.bridge is not None:
-            data["bridge"] = {**data["bridge"], "source_corpus_id": str(self.bridge.source_corpus_id),
-                              "target_corpus_id": str(self.bridge.target_corpus_id),
-                              "description": self.bridge.describe()}
+            data["bridge"] = {**self.bridge.to_dict(), "description": self.bridge.describe()}
         return data
 
 
