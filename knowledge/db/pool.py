@@ -54,6 +54,13 @@ async def create_pool(dsn: str, min_size: int = 1, max_size: int = 10) -> asyncp
         raise DatabaseUnavailableError(f"cannot open a pool to {redact_dsn(dsn)}: {exc}") from exc
 
 
+async def create_read_pool(dsn: str, max_size: int = 10, timeout: float = CONNECT_TIMEOUT_SECONDS) -> asyncpg.Pool:
+    """A pool on a hot standby: no extension check (a standby is read-only) and no connection up front, so an
+    unreachable replica never stops start-up; the replica health check finds it."""
+    pool = asyncpg.create_pool(dsn, min_size=0, max_size=max_size, init=_init_connection, timeout=timeout)
+    return await pool
+
+
 def redact_dsn(dsn: str) -> str:
     """Hide the password part of a DSN in messages."""
     if "@" not in dsn or "://" not in dsn:
