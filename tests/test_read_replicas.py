@@ -163,13 +163,17 @@ async def test_a_stopped_standby_mid_load_leaves_searches_on_the_primary(reader,
                 stopped.set()
             await asyncio.sleep(0)
 
+    reads_before_stop = [0]
+
     async def stop_when_loaded() -> None:
         await stopped.wait()
+        reads_before_stop[0] = sum(reader.db.replicas.stats().by_replica.values())
         await asyncio.to_thread(standby.stop, "fast")
 
     try:
         await asyncio.gather(*(client(i) for i in range(4)), stop_when_loaded())
         assert len(results) == 48 and all(n > 0 for n in results), "no search failed or came back empty"
+        assert sum(reader.db.replicas.stats().by_replica.values()) >= reads_before_stop[0] > 0
         replica = reader.db.replicas.replicas[0]
         assert not replica.healthy and replica.last_error
         primary_reads = reader.db.replicas.stats().primary_reads
@@ -184,6 +188,27 @@ async def test_a_stopped_standby_mid_load_leaves_searches_on_the_primary(reader,
         assert await on_standby(conn)
     async with reader.db.connection() as conn:
         assert not await on_standby(conn)
+
+
+async def test_a_standby_session_killed_mid_transaction_continues_on_the_primary(reader, replicated,
+                                                                                replica_cluster):
+    corpus_id = replicated[2]
+    async with reader.db.scoped([corpus_id]) as conn:
+        assert await on_standby(conn)
+        backend = await conn.fetchval("SELECT pg_backend_pid()")
+        admin = await asyncpg.connect(standby_of(replica_cluster).uri())
+        try:
+            assert await admin.fetchval("SELECT pg_terminate_backend($1, 5000)", backend)
+        finally:
+            await admin.close()
+        # the same transaction goes on, on the primary, with the same role and accessible corpora
+        assert not await on_standby(conn)
+        assert await conn.fetchval("SELECT current_user") == READER_ROLE
+        assert {r["corpus_id"] for r in await conn.fetch("SELECT corpus_id FROM knowledge")} == {corpus_id}
+    assert reader.db.replicas.stats().fallbacks == 1
+    await caught_up(reader, replica_cluster)
+    async with reader.db.scoped([corpus_id]) as conn:
+        assert await on_standby(conn)
 
 
 async def test_round_robin_over_the_read_urls(replicated, replica_cluster, embedder, tmp_path):

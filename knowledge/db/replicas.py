@@ -32,6 +32,8 @@ Bind = Callable[[asyncpg.Connection], Awaitable[None]]
 CONNECTION_LOST = (OSError, asyncio.TimeoutError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
                    asyncpg.exceptions.AdminShutdownError, asyncpg.exceptions.CrashShutdownError,
                    asyncpg.exceptions.CannotConnectNowError)
+# asyncpg's protocol state after the server vanished mid-operation (only counted when the connection is closed)
+PROTOCOL_BROKEN = (asyncpg.exceptions.InternalClientError,)
 # A hot-standby query cancelled because replay needed the rows it was reading: the standby itself is fine.
 RECOVERY_CONFLICT = (asyncpg.exceptions.SerializationError, asyncpg.exceptions.DeadlockDetectedError)
 
@@ -197,10 +199,10 @@ class ReplicaSet:
             transaction = conn.transaction(readonly=True)
             await transaction.start()
             await bind(conn)
-        except (*CONNECTION_LOST, *RECOVERY_CONFLICT) as exc:
+        except (*CONNECTION_LOST, *RECOVERY_CONFLICT, *PROTOCOL_BROKEN) as exc:
             if not isinstance(exc, RECOVERY_CONFLICT):
                 replica.mark_lost(exc)
-            await _release_quietly(replica.pool, conn)
+            await _release_quietly(replica.pool, conn, broken=not isinstance(exc, RECOVERY_CONFLICT))
             return None
         return replica, conn, transaction
 
@@ -248,7 +250,7 @@ class ReadConnection:
     async def move_to_primary(self) -> None:
         if self.replica is not None and self._conn is not None:
             self._set.fallbacks += 1
-            await _release_quietly(self.replica.pool, self._conn)
+            await _release_quietly(self.replica.pool, self._conn, broken=not self.replica.healthy)
         self._set.primary_reads += 1
         conn = await self._set.primary.acquire()
         try:
@@ -271,10 +273,12 @@ class ReadConnection:
                 await self._transaction.commit()
             else:
                 await self._transaction.rollback()
-        except (*CONNECTION_LOST, *RECOVERY_CONFLICT):
+        except Exception:
             if self.replica is None:
                 raise
             # a read-only transaction on a standby that went away after its last read has nothing to commit
+            if _is_closed(conn):
+                self.replica.mark_lost(RuntimeError("the standby closed the connection at the end of a read"))
         finally:
             await _release_quietly(pool, conn)
 
@@ -287,7 +291,7 @@ class ReadConnection:
             return await getattr(self._conn, method)(*args, **kwargs)
         except RECOVERY_CONFLICT as exc:
             logger.info("read on %s cancelled by recovery (%s); retrying on the primary", self.replica.name, exc)
-        except CONNECTION_LOST as exc:
+        except (*CONNECTION_LOST, *PROTOCOL_BROKEN) as exc:
             if not _connection_lost(exc, self._conn):
                 raise
             self.replica.mark_lost(exc)
@@ -317,14 +321,28 @@ class ReadConnection:
 
 def _connection_lost(exc: BaseException, conn: asyncpg.Connection) -> bool:
     """An InterfaceError is also raised for misuse (two operations at once): that is a bug, not a lost standby."""
-    if isinstance(exc, asyncpg.InterfaceError) and not isinstance(exc, asyncpg.PostgresConnectionError):
-        return conn.is_closed()
+    if isinstance(exc, (asyncpg.InterfaceError, *PROTOCOL_BROKEN)):
+        return _is_closed(conn)
     return True
 
 
-async def _release_quietly(pool: asyncpg.Pool, conn: asyncpg.Connection) -> None:
-    """Give a connection back; a broken one is closed (the pool opens a fresh one when needed)."""
+def _is_closed(conn: asyncpg.Connection) -> bool:
+    """A pool connection whose server went away is detached from its proxy, which then refuses every call."""
+    try:
+        return conn.is_closed()
+    except asyncpg.InterfaceError:
+        return True
+
+
+async def _release_quietly(pool: asyncpg.Pool, conn: asyncpg.Connection, *, broken: bool = False) -> None:
+    """Give a connection back; a broken one is terminated instead (the pool opens a fresh one when needed)."""
+    if broken or _is_closed(conn):
+        try:
+            conn.terminate()
+        except asyncpg.InterfaceError:  # already released by the pool after a failed reset
+            pass
+        return
     try:
         await pool.release(conn, timeout=REPLICA_CONNECT_TIMEOUT_SECONDS)
-    except Exception:  # noqa: BLE001 - a connection that cannot even be released is simply dropped
-        conn.terminate()
+    except Exception:  # noqa: BLE001 - the pool has terminated a connection it could not reset
+        pass
