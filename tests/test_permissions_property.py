@@ -2,7 +2,8 @@
 accessible set is ever returned by the canonical data-access module, the retrieval service or legacy search.
 
 One database for the module: four corpora of one app plus one corpus of another app, ingested through the
-normal pipeline (chunks, graph, canonical links and bridges all real).
+normal pipeline (chunks, graph, canonical links and bridges all real). It runs twice: on the primary, and with
+every scoped read on a hot standby (tests/replica_support.py), where RLS and the accessible ids must hold alike.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from knowledge.db.queries import canonical as q
 from knowledge.ingest.documents import documents_from_texts
 from knowledge.retrieval.scope import parse_corpus_id
 from tests.conftest import make_settings
+from tests.replica_support import caught_up, new_replicated_database, replica_settings
 
 TEXTS = {
     "perm_notes": ["Maria Santos works at Kestrel Labs in Berlin. Kestrel Labs developed Lumen Gateway.",
@@ -42,13 +44,19 @@ class World:
     foreign_corpus_id: uuid.UUID  # a corpus of another app on the same database
     entity_corpus: dict[int, uuid.UUID]
     canonical_ids: list[int]
+    on_replica: bool
 
 
-@pytest_asyncio.fixture(scope="module")
-async def world(new_database, embedder, tmp_path_factory):
-    dsn = await new_database("perm")
-    kapp = await KnowledgeApp.open(make_settings(tmp_path_factory.mktemp("perm")), dsn=dsn, embedder=embedder,
-                                   progress=False)
+@pytest_asyncio.fixture(scope="module", params=["primary", "replica"])
+async def world(request, new_database, embedder, tmp_path_factory):
+    on_replica = request.param == "replica"
+    if on_replica:
+        cluster = request.getfixturevalue("replica_cluster")
+        dsn, standby_dsn = await new_replicated_database(cluster, "perm")
+        settings = replica_settings(tmp_path_factory.mktemp("perm"), [standby_dsn])
+    else:
+        dsn, settings = await new_database("perm"), make_settings(tmp_path_factory.mktemp("perm"))
+    kapp = await KnowledgeApp.open(settings, dsn=dsn, embedder=embedder, progress=False)
     ids = []
     for name, texts in TEXTS.items():
         corpus = await kapp.corpora.create(name)
@@ -61,8 +69,10 @@ async def world(new_database, embedder, tmp_path_factory):
         canonical_ids = [r["id"] for r in await conn.fetch("SELECT id FROM kg_entity_canonical")]
         bridges = await conn.fetchval("SELECT count(*) FROM kg_cross_corpus_bridge")
     assert bridges > 0 and canonical_ids, "the fixture must hold bridges for the property to mean anything"
+    if on_replica:
+        await caught_up(kapp, cluster)
     try:
-        yield World(kapp, ids, foreign.id, entity_corpus, canonical_ids)
+        yield World(kapp, ids, foreign.id, entity_corpus, canonical_ids, on_replica)
     finally:
         await kapp.close()
 
@@ -126,6 +136,7 @@ async def test_no_row_outside_the_accessible_set_is_ever_returned(world, example
 
     # inside the RLS-bound reader transaction a wider (or forged) filter still cannot widen the view
     async with kapp.db.scoped(sorted(accessible_ids)) as conn:
+        assert await conn.fetchval("SELECT pg_is_in_recovery()") is world.on_replica
         wider = requested if requested is not None else world.corpus_ids + [world.foreign_corpus_id]
         await check_data_access(world, conn, wider, entities, canonicals, accessible_ids & valid(wider))
         for table in ("knowledge", "kg_entity", "kg_entity_alias", "kg_cross_corpus_bridge_corpus"):
@@ -144,3 +155,5 @@ async def test_no_row_outside_the_accessible_set_is_ever_returned(world, example
 
     legacy = await kapp.legacy_search(query, requested, accessible, limit=8)
     assert {hit.corpus_id for hit in legacy} <= allowed
+    if world.on_replica:
+        assert kapp.db.replicas.stats().primary_reads == 0, "every scoped read of the property ran on the standby"
