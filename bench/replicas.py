@@ -7,8 +7,9 @@ Each run starts a fresh `negentropy mcp --transport http` with the configuration
 and latency the table shows where the database work went: transactions per server (pg_stat_database, so the
 share served by the standbys) and database CPU time per request (utime + stime of each postmaster and its
 backends from /proc, exited backends included through the postmaster's children times), plus the MCP server
-process's own CPU per request (embedding the query, planner, gateway). On one small machine the standbys compete with the primary and the server for
-the same cores, so requests/s cannot rise much here; the CPU split shows how the load would spread over hosts.
+process's own CPU per request (embedding the query, planner, gateway). On one small machine the standbys
+compete with the primary and the server for the same cores, so requests/s cannot rise much here; the CPU split
+shows how the load would spread over hosts.
 Exits 1 on any error or leaked row.
 """
 from __future__ import annotations
