@@ -76,6 +76,25 @@ async def run_client(url: str, token: str, allowed: set[UUID], queries: list[str
                 pending_reads.append(items[0]["read_id"])
 
 
+@dataclass(frozen=True)
+class LoadWorkspace:
+    people: list[str]               # one per client, cycling through PEOPLE
+    tokens: dict[str, str]          # person -> gateway token
+    allowed: dict[str, set[UUID]]   # person -> corpora they may read
+    queries: list[str]
+
+
+async def load_workspace(kapp, clients: int, token_label: str) -> LoadWorkspace:
+    """The demo workspace ingested into ``kapp``, with a token and the readable corpora of each client's person."""
+    await build_context_demo(kapp)
+    gateway = gateway_for(kapp)
+    people = [PEOPLE[i % len(PEOPLE)] for i in range(clients)]
+    tokens = {p: (await gateway.issue_token(p, token_label)).token for p in dict.fromkeys(people)}
+    allowed = {p: set(await kapp.access.accessible_corpus_ids(p)) for p in tokens}
+    queries = [item["query"] for item in load_demo_queries()["demo_queries"]]
+    return LoadWorkspace(people, tokens, allowed, queries)
+
+
 async def warm_up(url: str, tokens: dict[str, str], query: str) -> None:
     """One untimed search per person first, so the table shows steady state rather than model loading."""
     for token in tokens.values():
@@ -87,12 +106,8 @@ async def main(clients: int, requests: int, seconds: float) -> int:
     seconds = min(seconds, MAX_SECONDS)
     async with scratch_app() as kapp:
         console.print("ingesting the demo workspace into a scratch database...")
-        await build_context_demo(kapp)
-        gateway = gateway_for(kapp)
-        people = [PEOPLE[i % len(PEOPLE)] for i in range(clients)]
-        tokens = {p: (await gateway.issue_token(p, "mcp load bench")).token for p in dict.fromkeys(people)}
-        allowed = {p: set(await kapp.access.accessible_corpus_ids(p)) for p in tokens}
-        queries = [item["query"] for item in load_demo_queries()["demo_queries"]]
+        workspace = await load_workspace(kapp, clients, "mcp load bench")
+        people, tokens, allowed, queries = workspace.people, workspace.tokens, workspace.allowed, workspace.queries
         async with kapp.db.connection() as conn:
             audit_before = await conn.fetchval("SELECT count(*) FROM gateway_audit")
         data_dir = bench_data_dir() / "mcp-load"

@@ -26,12 +26,9 @@ import psutil
 
 from bench.harness import bench_data_dir, console, latency_summary, print_table, scratch_app
 from bench.mcp_harness import http_server, server_environment
-from bench.mcp_load import MAX_SECONDS, PEOPLE, Budget, Tally, run_client, warm_up
+from bench.mcp_load import MAX_SECONDS, Budget, Tally, load_workspace, run_client, warm_up
 from bench.replica_cluster import ReplicaCluster, wait_for_replay
-from cli.context import build_context_demo
-from cli.demo import load_demo_queries
 from knowledge.context.topology import topology_path
-from knowledge.gateway import gateway_for
 
 REPLICA_COUNTS = (0, 1, 2)
 
@@ -134,12 +131,9 @@ async def main(clients: int, requests: int, seconds: float, counts: tuple[int, .
             cluster.add_standby(root / f"standby{index + 1}")
         async with scratch_app(server_dsn=cluster.primary_uri) as kapp:
             console.print("ingesting the demo workspace into a scratch database on the primary...")
-            await build_context_demo(kapp)
-            gateway = gateway_for(kapp)
-            people = [PEOPLE[i % len(PEOPLE)] for i in range(clients)]
-            tokens = {p: (await gateway.issue_token(p, "replica bench")).token for p in dict.fromkeys(people)}
-            allowed = {p: set(await kapp.access.accessible_corpus_ids(p)) for p in tokens}
-            queries = [item["query"] for item in load_demo_queries()["demo_queries"]]
+            workspace = await load_workspace(kapp, clients, "replica bench")
+            people, tokens, allowed, queries = (workspace.people, workspace.tokens, workspace.allowed,
+                                                workspace.queries)
             await wait_for_replay(cluster.primary_uri, [s.uri() for s in cluster.standbys])
             log_dir = root / "logs"
             log_dir.mkdir(parents=True, exist_ok=True)
