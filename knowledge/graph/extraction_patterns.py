@@ -1,6 +1,6 @@
 """Word lists, gazetteers and precompiled regexes for the rule-based entity/relation extractor.
 
-Everything here is static data so that ``extraction.py`` holds only logic.  Gazetteer keys are
+Everything here is static data so that the ``extraction`` package holds only logic.  Gazetteer keys are
 ``normalize_name`` keys (case-folded, spacing/punctuation and legal suffixes removed).
 """
 from __future__ import annotations
@@ -481,7 +481,7 @@ def _en(pred: str, *, lead_comma: bool = False, tail: str = _DET_FILL) -> re.Pat
 
 # Each entry: (relation type, between-regex (fullmatch on text between the two mentions),
 #              after-regex or None (match right after the second mention), reversed, constraint)
-# constraint: name of a check in extraction.py (None = no type constraint).
+# constraint: name of a check in extraction/assembly.py (None = no type constraint).
 EN_RELATIONS: list[tuple[str, re.Pattern, re.Pattern | None, bool, str | None]] = [
     ("ACQUIRED", _en(r"acquired|acquires|acquire|acquiring|bought|buys|buy|purchased|purchases|"
                      r"took\s+over|takes\s+over|(?:completed|announced|finalized|closed)\s+(?:the|its)\s+"
