@@ -17,11 +17,15 @@ from cli.graph import graph_app
 from cli.ingest_group import DEFAULT_COMMAND, ingest_group, retry_buffer
 from cli.mcp import register as register_mcp_commands
 from cli.stats import stats
+from knowledge.ingest.pipeline import IngestReport
+from knowledge.ingest.progress import ProgressMode
 from knowledge.retrieval.planner.explain import bridge_lines
 from knowledge.retrieval.results import SearchHit
 
 app = typer.Typer(help="Negentropy: federated knowledge graph and cross-corpus hybrid retrieval.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
+# some files or records were skipped (named in the report) and the rest landed
+PARTIAL_INGEST_EXIT_CODE = 2
 corpus_app = typer.Typer(help="Create and list corpora.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
 app.add_typer(bench_app, name="bench")
@@ -59,26 +63,37 @@ async def corpus_list() -> None:
     console.print(table)
 
 
-def print_ingest_report(report) -> None:
-    console.print(f"[bold]{report.corpus}[/]: {report.documents} documents, {report.chunks_total} chunks, "
-                  f"{report.chunks_added} added, {report.chunks_skipped} already present")
+def print_ingest_report(report: IngestReport) -> None:
+    files = f"{report.files} files, " if report.files else ""
+    console.print(f"[bold]{escape(report.corpus)}[/]: {files}{report.documents} documents, {report.chunks_total} "
+                  f"chunks, {report.chunks_added} added, {report.chunks_skipped} already present", highlight=False)
+    if report.resumed:
+        console.print("  finished the graph stages an earlier, interrupted ingest left undone")
+    for notice in report.notices:
+        console.print(f"  [yellow]note[/] {escape(notice.source_uri)}: {escape(notice.message)}", highlight=False)
     for error in report.errors:
-        console.print(f"  [red]skipped[/] {error.source_uri}: {error.message}")
+        console.print(f"  [red]skipped[/] {escape(error.source_uri)}: {escape(error.message)}", highlight=False)
+    if report.errors:
+        console.print(f"  {len(report.errors)} skipped (exit code {PARTIAL_INGEST_EXIT_CODE}); the rest landed")
 
 
 @ingest_app.command(DEFAULT_COMMAND, hidden=True)
 @run_async
 async def ingest(path: Path, corpus: str = typer.Option(..., "--corpus", "-c", help="Target corpus name"),
-                 create: bool = typer.Option(True, help="Create the corpus if it does not exist")) -> None:
-    """Ingest a file or folder (.txt .md .json .jsonl .pdf) into a corpus."""
+                 create: bool = typer.Option(True, help="Create the corpus if it does not exist"),
+                 progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
+                                                         help="Progress bars on stderr per file and stage "
+                                                              "(default: only on a terminal)")) -> None:
+    """Ingest a file or folder (.txt .md .json .jsonl .pdf) into a corpus; exit code 2 when some were skipped."""
     if not path.exists():
         fail(f"no such file or folder: {path}")
-    async with await open_app() as kapp:
+    mode = ProgressMode.tty if progress is None else (ProgressMode.always if progress else ProgressMode.never)
+    async with await open_app(progress=mode) as kapp:
         target = await (kapp.corpora.create(corpus) if create else kapp.corpora.get(corpus))
         report = await kapp.ingest_path(target, path)
     print_ingest_report(report)
-    if report.errors and not report.chunks_total:
-        raise typer.Exit(code=1)
+    if not report.complete:
+        raise typer.Exit(code=PARTIAL_INGEST_EXIT_CODE)
 
 
 def print_hits(hits: list[SearchHit]) -> None:
