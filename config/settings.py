@@ -52,6 +52,8 @@ class ResolverSettings(BaseModel):
 class ChunkingSettings(BaseModel):
     chunk_size: int = 800
     chunk_overlap: int = 120
+    # a larger file is skipped with a message naming this setting (NE_CHUNKING__MAX_FILE_BYTES); None: no limit
+    max_file_bytes: int | None = 20_000_000
 
 
 class GatewaySettings(BaseModel):
