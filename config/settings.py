@@ -34,6 +34,8 @@ class PlannerSettings(BaseModel):
     entity_hop_weight: float = 0.7
     entity_hop_specificity: float = 0.7
     entity_hop_max_chunks: int = 50
+    # test-only: the named stage (seeds, bridges, rerank, ...) fails on every run, to exercise the legacy fallback
+    fault_inject_stage: str | None = None
 
 
 class LinkerSettings(BaseModel):
