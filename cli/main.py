@@ -22,7 +22,6 @@ from knowledge.ingest.progress import ProgressMode
 
 app = typer.Typer(help="Negentropy: federated knowledge graph and cross-corpus hybrid retrieval.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
-# some files or records were skipped (named in the report) and the rest landed
 corpus_app = typer.Typer(help="Create and list corpora.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
 app.add_typer(bench_app, name="bench")

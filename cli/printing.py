@@ -9,7 +9,7 @@ from knowledge.ingest.pipeline import IngestReport
 from knowledge.retrieval.planner.explain import bridge_lines
 from knowledge.retrieval.results import RetrievalResponse, SearchHit
 
-PARTIAL_INGEST_EXIT_CODE = 2
+PARTIAL_INGEST_EXIT_CODE = 2  # some files or records were skipped (named in the report) and the rest landed
 
 
 def print_ingest_report(report: IngestReport) -> None:
