@@ -16,16 +16,12 @@ from cli.demo import run_demo
 from cli.graph import graph_app
 from cli.ingest_group import DEFAULT_COMMAND, ingest_group, retry_buffer
 from cli.mcp import register as register_mcp_commands
+from cli.printing import PARTIAL_INGEST_EXIT_CODE, print_bridge_links, print_hits, print_ingest_report
 from cli.stats import stats
-from knowledge.ingest.pipeline import IngestReport
 from knowledge.ingest.progress import ProgressMode
-from knowledge.retrieval.planner.explain import bridge_lines
-from knowledge.retrieval.results import SearchHit
 
 app = typer.Typer(help="Negentropy: federated knowledge graph and cross-corpus hybrid retrieval.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
-# some files or records were skipped (named in the report) and the rest landed
-PARTIAL_INGEST_EXIT_CODE = 2
 corpus_app = typer.Typer(help="Create and list corpora.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
 app.add_typer(bench_app, name="bench")
@@ -63,20 +59,6 @@ async def corpus_list() -> None:
     console.print(table)
 
 
-def print_ingest_report(report: IngestReport) -> None:
-    files = f"{report.files} files, " if report.files else ""
-    console.print(f"[bold]{escape(report.corpus)}[/]: {files}{report.documents} documents, {report.chunks_total} "
-                  f"chunks, {report.chunks_added} added, {report.chunks_skipped} already present", highlight=False)
-    if report.resumed:
-        console.print("  finished the graph stages an earlier, interrupted ingest left undone")
-    for notice in report.notices:
-        console.print(f"  [yellow]note[/] {escape(notice.source_uri)}: {escape(notice.message)}", highlight=False)
-    for error in report.errors:
-        console.print(f"  [red]skipped[/] {escape(error.source_uri)}: {escape(error.message)}", highlight=False)
-    if report.errors:
-        console.print(f"  {len(report.errors)} skipped (exit code {PARTIAL_INGEST_EXIT_CODE}); the rest landed")
-
-
 @ingest_app.command(DEFAULT_COMMAND, hidden=True)
 @run_async
 async def ingest(path: Path, corpus: str = typer.Option(..., "--corpus", "-c", help="Target corpus name"),
@@ -94,17 +76,6 @@ async def ingest(path: Path, corpus: str = typer.Option(..., "--corpus", "-c", h
     print_ingest_report(report)
     if not report.complete:
         raise typer.Exit(code=PARTIAL_INGEST_EXIT_CODE)
-
-
-def print_hits(hits: list[SearchHit]) -> None:
-    table = Table("#", "corpus", "score", "evidence", "text", show_lines=False)
-    for hit in hits:
-        text = " ".join(hit.content.split())
-        table.add_row(str(hit.citation_id), hit.corpus_label, f"{hit.score:.3f}", hit.evidence_type,
-                      text[:110] + ("…" if len(text) > 110 else ""))
-    console.print(table)
-    for citation in dict.fromkeys(hit.formatted_citation for hit in hits):
-        console.print(f"  {citation}")
 
 
 @app.command("search")
@@ -138,11 +109,7 @@ async def search(query: str, corpus: List[str] = typer.Option([], "--corpus", "-
         console.print("no results")
         return
     print_hits(result.hits)
-    links = bridge_lines(result.response)
-    if links:
-        console.print("[bold]cross-corpus links[/]")
-        for line in links:
-            console.print(f"  {line}", markup=False, highlight=False)
+    print_bridge_links(result.response)
 
 
 @app.command("serve")
