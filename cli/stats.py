@@ -1,4 +1,5 @@
-"""``negentropy stats``: canonical-layer numbers from the database and this process's prometheus metrics."""
+"""``negentropy stats``: ingest status per corpus, canonical-layer numbers from the database and this process's
+prometheus metrics."""
 from __future__ import annotations
 
 import json
@@ -10,6 +11,7 @@ from rich.table import Table
 from cli.common import console, open_app, run_async
 from knowledge.canonical.layer import CanonicalStats
 from knowledge.db.queries.canonical import LINK_METHODS
+from knowledge.db.queries.ingest_status import CorpusIngestStatus, select_ingest_status
 from knowledge.metrics import REGISTRY
 from knowledge.retrieval.planner.run_log import planner_stats_rows
 
@@ -56,6 +58,16 @@ def canonical_section(stats: CanonicalStats) -> Section:
                                                             "share of merge decisions", "target"), rows)
 
 
+def ingest_section(statuses: list[CorpusIngestStatus]) -> Section:
+    """Per corpus: what landed and what an interrupted ingest left for the next run to finish."""
+    rows = [(s.name, str(s.documents), str(s.chunks), str(s.awaiting_extraction), str(s.entities),
+             str(s.awaiting_linking), s.last_graph_build.strftime("%Y-%m-%d %H:%M:%S UTC") if s.last_graph_build
+             else "never", "stale" if s.communities_stale else "current") for s in statuses]
+    return Section("ingest (per corpus)", ("corpus", "documents", "chunks", "chunks awaiting extraction", "entities",
+                                           "entities awaiting canonical links", "last graph build", "communities"),
+                   rows)
+
+
 def process_metrics_section() -> Section:
     """Every sample of the metrics registry (histograms as count and sum) as this process has recorded them."""
     rows: list[tuple[str, ...]] = []
@@ -77,9 +89,13 @@ def print_section(section: Section) -> None:
 
 @run_async
 async def stats(as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables")) -> None:
-    """Canonical link_method distribution, review share, queue depth, bridges, and process metrics."""
+    """Ingest status per corpus, canonical link_method distribution, review share, queue depth, bridges, and
+    process metrics."""
     async with await open_app() as kapp:
-        sections = [canonical_section(await kapp.canonical.refresh_gauges()),
+        corpora = await kapp.corpora.list()
+        async with kapp.db.connection() as conn:
+            statuses = await select_ingest_status(conn, [c.id for c in corpora])
+        sections = [canonical_section(await kapp.canonical.refresh_gauges()), ingest_section(statuses),
                     Section("planner (retrieval run log)", ("metric", "value"), await planner_stats_rows(kapp.db)),
                     process_metrics_section()]
     if as_json:

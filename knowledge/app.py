@@ -18,6 +18,7 @@ from knowledge.graph.global_search import GlobalSearchResult, search_knowledge_g
 from knowledge.ingest.documents import Document
 from knowledge.ingest.pipeline import IngestPipeline, IngestReport, IngestStage, NewChunk
 from knowledge.ingest.progress import ProgressMode
+from knowledge.pg_text import clean_text
 from knowledge.retrieval.legacy import legacy_search
 from knowledge.retrieval.results import SearchHit
 from knowledge.retrieval.service import UnifiedRetrievalService
@@ -90,6 +91,7 @@ class KnowledgeApp:
 
     async def legacy_search(self, query: str, corpus_ids: Iterable[object] | None,
                             accessible_corpus_ids: Iterable[object], limit: int = 10) -> list[SearchHit]:
+        query = clean_text(query).text
         if not query.strip():
             return []
         embedding = self.query_cache.embed_query(query)
@@ -105,4 +107,5 @@ class KnowledgeApp:
     async def search_graph_global(self, query: str, corpus_ids: Iterable[object] | None,
                                   accessible_corpus_ids: Iterable[object], limit: int = 5) -> GlobalSearchResult:
         """Community summaries of requested ∩ accessible corpora ranked against the query (global questions)."""
-        return await search_knowledge_graph_global(self, query, corpus_ids, accessible_corpus_ids, limit)
+        return await search_knowledge_graph_global(self, clean_text(query).text, corpus_ids, accessible_corpus_ids,
+                                                   limit)

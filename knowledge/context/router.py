@@ -38,6 +38,7 @@ from knowledge.graph.extraction import OfflineExtractor
 from knowledge.graph.normalize import normalize_name
 from knowledge.ingest.segmentation import segment_for_search
 from knowledge.metrics import context_knowledge_gaps_total, context_routed_libraries
+from knowledge.pg_text import clean_text
 from knowledge.retrieval.query_intent import classify_query, needs_graph_expansion
 from knowledge.retrieval.results import RetrievalResponse, SearchHit
 
@@ -235,6 +236,7 @@ class ContextRouter:
                           limit: int = 10, task_kind: str | None = None,
                           strict_scope: bool = False) -> ContextSearchResult:
         """``corpus_ids`` given: search them (∩ the view). None: route first, then search the chosen libraries."""
+        query = clean_text(query).text  # the routing probes and gap lookups run SQL on it
         accessible = view.accessible_corpus_ids
         decision = None
         if corpus_ids is None:

@@ -25,8 +25,8 @@ from knowledge.embedding import Embedder
 from knowledge.ingest.chunking import chunk_text
 from knowledge.ingest.documents import Document, LoadError, LoadNotice, load_path
 from knowledge.ingest.progress import ProgressMode, progress_bar
-from knowledge.ingest.sanitize import clean_text, clean_value, removed_notice
 from knowledge.ingest.segmentation import segment_for_search
+from knowledge.pg_text import clean_text, clean_value
 
 logger = logging.getLogger(__name__)
 
@@ -126,11 +126,14 @@ class IngestPipeline:
         report = IngestReport(corpus=corpus.name, documents=len(documents))
         rows: list[q.ChunkRow] = []
         seen: set[str] = set()
-        for document in documents:
-            try:
-                rows.extend(self._document_rows(corpus, document, extra_metadata, seen, report))
-            except RecursionError:
-                report.errors.append(LoadError(document.source_uri, "metadata nested too deeply to store"))
+        with progress_bar(self.progress, len(documents), f"chunking {corpus.name}", "doc", min_total=2) as bar:
+            for document in documents:
+                bar.set_postfix_str(document.source_uri[-40:])
+                try:
+                    rows.extend(self._document_rows(corpus, document, extra_metadata, seen, report))
+                except RecursionError:
+                    report.errors.append(LoadError(document.source_uri, "metadata nested too deeply to store"))
+                bar.update(1)
         async with self.db.connection() as conn:
             existing = await q.select_existing_hashes(conn, corpus.id, [r.content_hash for r in rows])
         fresh = [r for r in rows if r.content_hash not in existing]
@@ -146,6 +149,10 @@ class IngestPipeline:
     def _document_rows(self, corpus: Corpus, document: Document, extra_metadata: dict | None, seen: set[str],
                        report: IngestReport) -> list[q.ChunkRow]:
         document, removed = storable(document)
+        if not document.text.strip():
+            report.errors.append(LoadError(document.source_uri, "no text to store" + (
+                f" ({removed_notice(removed)})" if removed else "")))
+            return []
         if removed:
             report.notices.append(LoadNotice(document.source_uri, removed_notice(removed)))
         doc_hash = content_hash(document.text)
@@ -229,3 +236,8 @@ class IngestPipeline:
                 logger.warning("the database refused %s: %s", source_uri, exc)
                 report.errors.append(LoadError(source_uri, f"not stored: {exc}"))
         return inserted
+
+
+def removed_notice(removed: int) -> str:
+    noun = "character" if removed == 1 else "characters"
+    return f"{removed} {noun} PostgreSQL cannot store (NUL, lone surrogates) removed"

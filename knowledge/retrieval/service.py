@@ -22,6 +22,7 @@ from knowledge.db.queries import planner as planner_queries
 from knowledge.embedding import QueryEmbeddingCache
 from knowledge.metrics import (REGISTRY, cross_corpus_expansion_ratio, cross_corpus_expansion_total,
                                cross_corpus_path_length, planner_fallback_total, planner_requests_total)
+from knowledge.pg_text import clean_text
 from knowledge.retrieval.legacy import corpora_by_id, legacy_search
 from knowledge.retrieval.planner import HybridPlanner, NeighbourhoodCache, PlanRequest, PlanState, StageFailed
 from knowledge.retrieval.planner.run_log import record_run
@@ -66,6 +67,7 @@ class UnifiedRetrievalService:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValueError(f"limit must be a positive integer, got {limit!r}")
         started = time.perf_counter()
+        query = clean_text(query).text  # a NUL or lone surrogate would fail every SQL stage
         accessible = list(accessible_corpus_ids)
         requested = None if corpus_ids is None else list(corpus_ids)
         scope = effective_scope(requested, accessible)

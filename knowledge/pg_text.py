@@ -1,4 +1,6 @@
-"""Make text storable in PostgreSQL: text and jsonb reject NUL, and a lone surrogate has no UTF-8 encoding."""
+"""Make text PostgreSQL can take: text and jsonb reject NUL, and a lone surrogate has no UTF-8 encoding.
+
+Used where text enters the knowledge layer: ingest (documents, titles, metadata) and search (queries)."""
 from __future__ import annotations
 
 import re
@@ -34,7 +36,3 @@ def clean_value(value: object) -> object:
         return [clean_value(v) for v in value]
     return value
 
-
-def removed_notice(removed: int) -> str:
-    noun = "character" if removed == 1 else "characters"
-    return f"{removed} {noun} PostgreSQL cannot store (NUL, lone surrogates) removed"
