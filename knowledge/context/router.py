@@ -33,6 +33,7 @@ from knowledge.context.connectors import PostgresConnector, SearchConnector
 from knowledge.context.guard import GuardedResult, PermissionGuard
 from knowledge.context.permissions import AccessResolver, ResolvedView
 from knowledge.context.topology import ContextLibrary, RoutingRule, ScopeKind, Topology, Visibility
+from knowledge.corpora import resolve_names
 from knowledge.db.queries import context as context_queries
 from knowledge.graph.extraction import OfflineExtractor
 from knowledge.graph.normalize import normalize_name
@@ -221,7 +222,9 @@ class ContextRouter:
                      limit: int = 10, task_kind: str | None = None, strict_scope: bool = False) -> ContextSearchResult:
         """Search as ``person_id`` (None: the local operator): the named corpora, or the routed libraries."""
         view = await self.view_for(person_id)
-        requested = [c.id for c in await self.kapp.corpora.resolve(list(corpus_names))] if corpus_names else None
+        # Named corpora resolve among the readable ones only: a forbidden corpus reads like an unknown one.
+        requested = ([c.id for c in resolve_names(view.accessible_corpora, corpus_names, reader=view.who)]
+                     if corpus_names else None)
         return await self.search_view(query, view, requested, limit=limit, task_kind=task_kind,
                                       strict_scope=strict_scope)
 
