@@ -114,6 +114,11 @@ async def bridges(corpus: List[str] = typer.Option([], "--corpus", "-c", help="O
                       f"{row['confidence']:.2f}", ", ".join(sorted(names[i] for i in row["source_corpus_ids"])),
                       ", ".join(sorted(names[i] for i in row["target_corpus_ids"])))
     console.print(table)
+    total = rows[0]["total_matching"] if rows else 0
+    if len(rows) < total:
+        console.print(f"{len(rows)} of {total} bridges shown (--limit N for more)")
+    else:
+        console.print(f"{total} bridges")
 
 
 @canonical_app.command("link")

@@ -171,22 +171,38 @@ def print_gap(gap: KnowledgeGap | None) -> None:
         console.print(f"[yellow]knowledge gap[/] [{gap.reason}]: {gap.message} -> ask [bold]{gap.owner_name}[/]{where}")
 
 
-def print_routing(decision: RoutingDecision) -> None:
+WIDE_ROUTING_COLUMNS = 150  # below this width the router table shows the main scores and lists the reasons
+
+
+def print_routing(decision: RoutingDecision, wide: bool = False) -> None:
+    """Every score column when the terminal is wide enough (or ``wide``); otherwise the main scores in a table
+    that fits, with each library's reason on its own line below it."""
     console.print(f"[bold]Context Router[/] as {decision.who}: task {decision.task_kind}; "
                   f"entities {', '.join(decision.entities) or 'none'}")
-    table = Table("library", "via", "total", "relevance", "probe", "descr.", "fresh", "owner conf.", "task",
-                  "cost", "rules", "chosen", "why")
-    for c in decision.candidates:
-        table.add_row(c.library.id, c.via, f"{c.total:.3f}", f"{c.relevance:.3f}", f"{c.probe:.3f}",
-                      f"{c.description:.3f}", f"{c.freshness:.2f}", f"{c.library.owner_confidence:.2f}",
-                      f"{c.task_fit:.1f}", f"{c.cost:.2f} ({c.chunk_count})", ", ".join(c.rules),
-                      "yes" if c in decision.selected else "", c.reason)
+    if wide or console.width >= WIDE_ROUTING_COLUMNS:
+        table = Table("library", "via", "total", "relevance", "probe", "descr.", "fresh", "owner conf.", "task",
+                      "cost", "rules", "chosen", "why")
+        for c in decision.candidates:
+            table.add_row(c.library.id, c.via, f"{c.total:.3f}", f"{c.relevance:.3f}", f"{c.probe:.3f}",
+                          f"{c.description:.3f}", f"{c.freshness:.2f}", f"{c.library.owner_confidence:.2f}",
+                          f"{c.task_fit:.1f}", f"{c.cost:.2f} ({c.chunk_count})", ", ".join(c.rules),
+                          "yes" if c in decision.selected else "", c.reason)
+        console.print(table)
+        return
+    table = Table("#", "library", "total", "relev.", "probe", "cost", "chosen")
+    for row, c in enumerate(decision.candidates, start=1):
+        table.add_row(str(row), c.library.id, f"{c.total:.3f}", f"{c.relevance:.3f}", f"{c.probe:.3f}",
+                      f"{c.cost:.2f}", "yes" if c in decision.selected else "")
     console.print(table)
+    for row, c in enumerate(decision.candidates, start=1):
+        rules = f" (rules: {', '.join(c.rules)})" if c.rules else ""
+        console.print(f"  {row}. {c.library.id}: {c.reason}{rules}", markup=False, highlight=False)
+    console.print("  (--wide: every score column)", style="dim")
 
 
-def print_search_explain(result: ContextSearchResult) -> None:
+def print_search_explain(result: ContextSearchResult, wide: bool = False) -> None:
     if result.decision is not None:
-        print_routing(result.decision)
+        print_routing(result.decision, wide)
     response = result.response
     guarded = result.guarded
     console.print(f"retrieval mode {response.mode}, query kind {response.query_kind}, graph expansion "

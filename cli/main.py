@@ -1,6 +1,7 @@
 """The ``negentropy`` command line."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import List, Optional
 
@@ -49,11 +50,17 @@ async def corpus_create(name: str, label: Optional[str] = typer.Option(None, hel
 
 @corpus_app.command("list")
 @run_async
-async def corpus_list() -> None:
+async def corpus_list(as_json: bool = typer.Option(False, "--json", help="Print JSON (name, label, chunks, id)")
+                      ) -> None:
     """List corpora with their chunk counts."""
-    async with await open_app() as kapp:
+    async with await open_app(progress=not as_json) as kapp:
         corpora = await kapp.corpora.list()
-    table = Table("name", "label", "chunks", "id")
+    if as_json:
+        print(json.dumps([{"name": c.name, "label": c.label, "chunks": c.chunk_count, "id": str(c.id)}
+                          for c in corpora], indent=2))
+        return
+    table = Table("name", "label", "chunks")
+    table.add_column("id", no_wrap=True, min_width=36)  # an id is copied whole, so it is never cut
     for corpus in corpora:
         table.add_row(corpus.name, corpus.label, str(corpus.chunk_count), str(corpus.id))
     console.print(table)
@@ -88,6 +95,8 @@ async def search(query: str, corpus: List[str] = typer.Option([], "--corpus", "-
                                                    "operator, who reads every corpus"),
                  explain: bool = typer.Option(False, "--explain", help="Show the Context Router's scores and the "
                                               "retrieval trace"),
+                 wide: bool = typer.Option(False, "--wide", help="With --explain: every score column, however "
+                                           "wide the terminal"),
                  strict_scope: bool = typer.Option(False, "--strict-scope", help="Graph expansion never brings "
                                                    "evidence from corpora that were not searched")) -> None:
     """Search the named corpora, or (none named) the 1-3 libraries the Context Router picks."""
@@ -97,13 +106,10 @@ async def search(query: str, corpus: List[str] = typer.Option([], "--corpus", "-
         result = await kapp.router.search(query, person_id=as_, corpus_names=corpus, limit=limit,
                                           strict_scope=strict_scope)
     if explain:
-        print_search_explain(result)
+        print_search_explain(result, wide=wide)
     if result.response.fallback_reason:
         console.print(f"[yellow]planner fell back to legacy search:[/] {escape(result.response.fallback_reason)}",
                       highlight=False)
-    if result.guarded.rejected_corpus_ids:
-        console.print(f"[yellow]not in {result.view.who}'s permission view, not searched:[/] "
-                      f"{len(result.guarded.rejected_corpus_ids)} of the named corpora")
     print_gap(result.gap)
     if not result.hits:
         console.print("no results")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import getpass
 import sys
+from datetime import datetime, timezone
 from enum import Enum
 from typing import Optional
 
@@ -13,6 +14,7 @@ from rich.table import Table
 from cli.common import console, fail, open_app, run_async
 from knowledge.gateway import gateway_for
 from knowledge.gateway.errors import GatewayError
+from knowledge.gateway.tokens import parse_duration
 
 token_app = typer.Typer(help="Issue, list and revoke the API tokens MCP callers authenticate with.",
                         no_args_is_help=True)
@@ -55,14 +57,20 @@ async def mcp(transport: Transport = typer.Option(Transport.stdio, "--transport"
 
 @token_app.command("issue")
 @run_async
-async def token_issue(person: str, label: str = typer.Option("", help="What the token is for")) -> None:
+async def token_issue(person: str, label: str = typer.Option("", help="What the token is for"),
+                      expires_in: Optional[str] = typer.Option(None, "--expires-in",
+                                                               help="Lifetime such as 90m, 12h, 30d or 2w "
+                                                                    "(default: until revoked)")) -> None:
     """Issue an API token for PERSON of the workspace topology (shown once; only its hash is stored)."""
+    lifetime = parse_duration(expires_in) if expires_in is not None else None
     async with await open_app(progress=False) as kapp:
         try:
-            issued = await gateway_for(kapp).issue_token(person, label)
+            issued = await gateway_for(kapp).issue_token(person, label, lifetime)
         except GatewayError as exc:
             fail(exc.message)
-    console.print(f"token for [bold]{issued.person_id}[/] (id {issued.token_id}); store it now, it is not shown again:")
+    until = f"expires {issued.expires_at:%Y-%m-%d %H:%M %Z}" if issued.expires_at else "no expiry"
+    console.print(f"token for [bold]{issued.person_id}[/] (id {issued.token_id}, {until}); store it now, it is not "
+                  "shown again:")
     print(issued.token)
 
 
@@ -84,10 +92,13 @@ async def token_list() -> None:
     """List tokens (ids, people, state; never the secrets)."""
     async with await open_app(progress=False) as kapp:
         tokens = await gateway_for(kapp).tokens.list()
-    table = Table("id", "person", "label", "created", "state")
+    now = datetime.now(timezone.utc)
+    table = Table("id", "person", "label", "created", "expires", "state")
     for t in tokens:
+        expired = t.expires_at is not None and t.expires_at <= now
+        state = (f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "expired" if expired else "active")
         table.add_row(t.token_id, t.person_id, t.label, f"{t.created_at:%Y-%m-%d %H:%M}",
-                      f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "active")
+                      f"{t.expires_at:%Y-%m-%d %H:%M}" if t.expires_at else "never", state)
     console.print(table)
 
 

@@ -31,10 +31,11 @@ def print_ingest_report(report: IngestReport) -> None:
 
 
 def print_hits(hits: list[SearchHit]) -> None:
-    table = Table("#", "corpus", "score", "evidence", "text", show_lines=False)
-    for hit in hits:
+    """Rows numbered 1..n; the IEEE citation number each row cites in its own column (listed below the table)."""
+    table = Table("#", "cites", "corpus", "score", "evidence", "text", show_lines=False)
+    for row, hit in enumerate(hits, start=1):
         text = " ".join(hit.content.split())
-        table.add_row(str(hit.citation_id), hit.corpus_label, f"{hit.score:.3f}", hit.evidence_type,
+        table.add_row(str(row), f"[{hit.citation_id}]", hit.corpus_label, f"{hit.score:.3f}", hit.evidence_type,
                       text[:110] + ("…" if len(text) > 110 else ""))
     console.print(table)
     for citation in dict.fromkeys(hit.formatted_citation for hit in hits):

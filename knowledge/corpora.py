@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Sequence
 from uuid import UUID
 
 import asyncpg
@@ -14,11 +15,19 @@ _NAME_RE = re.compile(r"^[\w][\w\-]{0,62}$", re.UNICODE)
 
 
 class UnknownCorpusError(LookupError):
-    def __init__(self, names: list[str], known: list[str]) -> None:
+    """A corpus name that does not resolve. ``reader`` set: among the corpora that person can read, so a corpus
+    that exists but is forbidden reads exactly like one that does not exist (and only readable names are listed)."""
+
+    def __init__(self, names: list[str], known: list[str], reader: str | None = None) -> None:
         self.names = names
         self.known = known
         listed = ", ".join(known) or "none yet"
-        super().__init__(f"unknown corpus {', '.join(repr(n) for n in names)}; known corpora: {listed}")
+        missing = ", ".join(repr(n) for n in names)
+        if reader is None:
+            message = f"unknown corpus {missing}; known corpora: {listed}"
+        else:
+            message = f"no corpus {missing} that {reader} can read; corpora {reader} can read: {listed}"
+        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,25 @@ def default_label(name: str) -> str:
     return " ".join(part.capitalize() for part in re.split(r"[_\-]+", name) if part) or name
 
 
+def resolve_names(corpora: Sequence[Corpus], names: Sequence[str], reader: str | None = None) -> list[Corpus]:
+    """``names`` (corpus names or labels, case-insensitive) among ``corpora``; UnknownCorpusError names every miss
+    and lists only ``corpora`` (``reader``: whose readable corpora they are)."""
+    index: dict[str, Corpus] = {}
+    for corpus in corpora:
+        index[corpus.name.casefold()] = corpus
+        index.setdefault(corpus.label.casefold(), corpus)
+    found, missing = [], []
+    for name in names:
+        corpus = index.get(name.strip().casefold())
+        if corpus is None:
+            missing.append(name)
+        elif corpus not in found:
+            found.append(corpus)
+    if missing:
+        raise UnknownCorpusError(missing, sorted(c.name for c in corpora), reader)
+    return found
+
+
 class CorpusRegistry:
     def __init__(self, db: Database, app_name: str | None = None) -> None:
         self.db = db
@@ -72,21 +100,7 @@ class CorpusRegistry:
 
     async def resolve(self, names: list[str]) -> list[Corpus]:
         """Corpora by name or label (case-insensitive); UnknownCorpusError names every miss."""
-        corpora = await self.list()
-        index: dict[str, Corpus] = {}
-        for corpus in corpora:
-            index[corpus.name.casefold()] = corpus
-            index.setdefault(corpus.label.casefold(), corpus)
-        found, missing = [], []
-        for name in names:
-            corpus = index.get(name.strip().casefold())
-            if corpus is None:
-                missing.append(name)
-            elif corpus not in found:
-                found.append(corpus)
-        if missing:
-            raise UnknownCorpusError(missing, [c.name for c in corpora])
-        return found
+        return resolve_names(await self.list(), names)
 
     async def by_ids(self, ids: list[UUID]) -> list[Corpus]:
         async with self.db.connection() as conn:

@@ -44,9 +44,12 @@ async def test_routing_keeps_the_evidence_and_loads_far_fewer_tokens(ctx_app):
     summary = summarize_context(rows)
     assert summary.gaps_ok == summary.questions          # every expected gap reported, no false gaps
     assert summary.owners_ok == summary.questions        # and each names the right owner
-    assert summary.libraries_ok >= summary.questions - 1
+    assert summary.libraries_ok == summary.questions     # multi-hop questions included (q17-q28)
     assert summary.coverage_routed >= 0.9
-    assert summary.tokens_saved >= 0.5
+    # multi-hop questions need two or three libraries each, so fewer tokens are saved than on single-hop ones
+    assert summary.tokens_saved >= 0.3
+    single_hop = summarize_context([r for r in rows if len(r.expected_libraries) < 2])
+    assert single_hop.tokens_saved >= 0.5
     by_id = {r.id: r for r in rows}
     assert by_id["q02"].routed == ("finance-ledger",) and by_id["q02"].coverage_routed == 1.0
     assert (by_id["q03"].gap, by_id["q03"].owner) == ("no_access", "greta")
@@ -70,7 +73,7 @@ def test_eval_commands_print_their_tables(ctx_app, monkeypatch, tmp_path):
         assert "forbidden rows that reached the caller: 0" in scope.output
         context = runner.invoke(app, ["eval", "context"])
         assert context.exit_code == 0, context.output
-        assert "16 questions: evidence coverage" in context.output and "saved" in context.output
+        assert "28 questions: evidence coverage" in context.output and "saved" in context.output
         bad = runner.invoke(app, ["eval", "scope", "--connector", "elastic"])
         assert bad.exit_code == 1 and "unknown connector elastic" in bad.output
     finally:

@@ -56,6 +56,11 @@ CASES = [
     ("使用 Postgres 的项目的负责人是谁", MH),
     ("Lumen 的作者的导师是谁", MH),
     ("谁开发了 Helios 所依赖的引擎", MH),
+    ("Which company owns the labeling vendor the Atlas team picked?", MH),
+    ("The Atlas team chose a data labeling vendor. Who is that vendor's parent company?", MH),
+    ("Project Helios relies on a system for its nearest neighbour queries; which researcher is its creator?", MH),
+    ("The multilingual entity resolution paper's lead author is based in which city?", MH),
+    ("Who acquired the annotation vendor selected by the Atlas project team?", MH),
     # ---- comparison
     ("Compare Aurora and Lumen", CMP),
     ("Aurora vs Lumen for low-latency search", CMP),

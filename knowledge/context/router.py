@@ -33,6 +33,7 @@ from knowledge.context.connectors import PostgresConnector, SearchConnector
 from knowledge.context.guard import GuardedResult, PermissionGuard
 from knowledge.context.permissions import AccessResolver, ResolvedView
 from knowledge.context.topology import ContextLibrary, RoutingRule, ScopeKind, Topology, Visibility
+from knowledge.corpora import resolve_names
 from knowledge.db.queries import context as context_queries
 from knowledge.graph.extraction import OfflineExtractor
 from knowledge.graph.normalize import normalize_name
@@ -49,6 +50,9 @@ DEFAULT_TASK_KIND = "question"
 _ENTITY_BONUS = 0.05
 _MAX_ENTITY_BONUS = 0.1
 _NEW_TERMS_TO_JOIN = 2
+_BRIDGE_EVIDENCE_HITS = 2  # best probe hits per chosen library whose entities may lead to another library
+_BRIDGE_MIN_DEGREE = 2     # relations an entity needs in a library for that library to be "about" it
+_NOT_BRIDGES = frozenset({"CONCEPT"})  # entity types too generic to lead from one library's evidence to another
 # description fit a library must reach before a gap names its owner (outside / inside the view)
 _HIDDEN_PROFILE_FIT = 0.35
 _VISIBLE_PROFILE_FIT = 0.2
@@ -129,6 +133,7 @@ class LibraryScore:
     total: float = 0.0
     covered_terms: frozenset[str] = frozenset()
     probe_hits: list[SearchHit] = field(default_factory=list)
+    bridge_probe: float = 0.0  # probe of the question plus the bridge entities that brought this library in
     reason: str = ""  # why it was selected (or left out)
 
 
@@ -222,7 +227,9 @@ class ContextRouter:
                      limit: int = 10, task_kind: str | None = None, strict_scope: bool = False) -> ContextSearchResult:
         """Search as ``person_id`` (None: the local operator): the named corpora, or the routed libraries."""
         view = await self.view_for(person_id)
-        requested = [c.id for c in await self.kapp.corpora.resolve(list(corpus_names))] if corpus_names else None
+        # Named corpora resolve among the readable ones only: a forbidden corpus reads like an unknown one.
+        requested = ([c.id for c in resolve_names(view.accessible_corpora, corpus_names, reader=view.who)]
+                     if corpus_names else None)
         return await self.search_view(query, view, requested, limit=limit, task_kind=task_kind,
                                       strict_scope=strict_scope)
 
@@ -275,8 +282,10 @@ class ContextRouter:
             self._score(candidate, probe, profile, query_vector, stats, entity_hits, terms, task, rules, largest)
         candidates.sort(key=lambda c: (-c.total, c.library.id))
         selected = self._select(candidates)
-        if len(selected) == 1 < self.settings.max_libraries and needs_graph_expansion(classify_query(query), 2):
-            self._add_second_for_bridges(candidates, selected)
+        if len(selected) < self.settings.max_libraries and needs_graph_expansion(classify_query(query), 2):
+            await self._follow_evidence_entities(candidates, selected, accessible, query, entities)
+            if len(selected) == 1:
+                self._add_second_for_bridges(candidates, selected)
         context_routed_libraries.observe(len(selected))
         gap = await self._gap_for(view, candidates, task, rules, query_vector)
         return RoutingDecision(view.who, query, task, entities, candidates, selected, gap)
@@ -338,6 +347,53 @@ class ContextRouter:
             entities |= new_entities
         return selected
 
+    async def _follow_evidence_entities(self, ranked: list[LibraryScore], selected: list[LibraryScore],
+                                        accessible: list[UUID], query: str, query_entities: tuple[str, ...]) -> None:
+        """A connective question asks about an entity it only describes ("the vendor the Atlas team picked"): the
+        chosen libraries' best evidence names it ("Cobalt Systems"), and the answer about it may sit in another
+        library that looks nothing like the question. Every other library whose graph holds an entity named by
+        that evidence (and not by the question itself) joins, most such entities first, up to the limit. The
+        library must say something about the entity (two relations or more there), not merely name it once."""
+        evidence_chunks = [h.chunk_id for c in selected for h in c.probe_hits[:_BRIDGE_EVIDENCE_HITS]]
+        others = [c for c in ranked if c not in selected]
+        if not evidence_chunks or not others:
+            return
+        async with self.kapp.db.scoped(accessible) as conn:
+            named = await context_queries.select_chunk_entities(conn, accessible, evidence_chunks)
+        asked = [normalize_name(query)] + [normalize_name(e) for e in query_entities]
+        bridges = {r["name_normalized"]: r["canonical_name"] for r in named
+                   if r["entity_type"] not in _NOT_BRIDGES and len(r["name_normalized"]) >= 3
+                   and not any(r["name_normalized"] in a or (a and a in r["name_normalized"]) for a in asked[1:])
+                   and r["name_normalized"] not in asked[0]}
+        if not bridges:
+            return
+        held = await self._entity_matches([i for c in others for i in c.corpus_ids], tuple(bridges.values()),
+                                          _BRIDGE_MIN_DEGREE)
+        scored = []
+        for c in others:
+            names = sorted({n for i in c.corpus_ids for n in held.get(i, [])})
+            if names:
+                scored.append((len(names), c.total, c, names))
+        joined = []
+        for _, _, c, names in sorted(scored, key=lambda item: (-item[0], -item[1], item[2].library.id)):
+            if len(selected) >= self.settings.max_libraries:
+                break
+            selected.append(c)
+            joined.append((c, names))
+        await asyncio.gather(*(self._probe_bridge(c, names, query, accessible) for c, names in joined))
+
+    async def _probe_bridge(self, c: LibraryScore, names: list[str], query: str, accessible: list[UUID]) -> None:
+        """The second hop's probe: the question with the bridge entities named, in the library that holds them."""
+        hop_query = f"{query} {' '.join(names)}"
+        hop_vector = await asyncio.to_thread(self.kapp.query_cache.embed_query, hop_query)
+        probe = await self.guard.search(hop_query, c.corpus_ids, accessible, limit=self.settings.probe_limit,
+                                        strict_scope=True)
+        own = set(c.corpus_ids)
+        c.bridge_probe = _cosine_max(hop_vector, (probe.embeddings[h.chunk_id] for h in probe.hits
+                                                  if h.corpus_id in own))
+        c.reason = (f"connective question: holds {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}, named "
+                    f"by the chosen libraries' best evidence (probe with them {c.bridge_probe:.2f})")
+
     def _add_second_for_bridges(self, ranked: list[LibraryScore], selected: list[LibraryScore]) -> None:
         """A connective question (relation, multi-hop, comparison) routed to one library gets the next library
         with evidence too: the planner expands over entity bridges only when it searches two or more corpora,
@@ -365,9 +421,10 @@ class ContextRouter:
                                      f"{library.name} is where {task} requests like this are answered, but "
                                      f"{view.who} cannot read it")
         best = ranked[0]
-        if best.probe >= self.settings.min_relevance:
+        evidence = max([best.probe] + [c.bridge_probe for c in ranked])
+        if evidence >= self.settings.min_relevance:
             return None
-        return await self._gap_thin(view, best.library, best.description, hidden, query_vector, best.probe)
+        return await self._gap_thin(view, best.library, best.description, hidden, query_vector, evidence)
 
     async def _gap_in_named(self, query: str, view: ResolvedView, guarded: GuardedResult) -> KnowledgeGap | None:
         """Thin evidence in the corpora a request named itself."""
@@ -415,12 +472,13 @@ class ContextRouter:
             rows = await context_queries.select_corpus_stats(conn, corpus_ids)
         return {r["id"]: (r["chunk_count"], r["updated_at"]) for r in rows}
 
-    async def _entity_matches(self, corpus_ids: list[UUID], entities: tuple[str, ...]) -> dict[UUID, list[str]]:
+    async def _entity_matches(self, corpus_ids: list[UUID], entities: tuple[str, ...],
+                              min_degree: int = 0) -> dict[UUID, list[str]]:
         keys = [k for k in dict.fromkeys(normalize_name(e) for e in entities) if k]
         if not keys:
             return {}
         async with self.kapp.db.scoped(corpus_ids) as conn:
-            rows = await context_queries.select_entity_matches(conn, corpus_ids, keys)
+            rows = await context_queries.select_entity_matches(conn, corpus_ids, keys, min_degree)
         return {r["corpus_id"]: list(r["names"]) for r in rows}
 
     async def _profiles(self, libraries: list[ContextLibrary]) -> list[np.ndarray]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, Awaitable, Callable, Mapping, Sequence
 from uuid import UUID
 
@@ -116,10 +117,11 @@ class ToolGateway:
 
     # --- administration -------------------------------------------------------------------------
 
-    async def issue_token(self, person_id: str, label: str = "") -> IssuedToken:
-        """A new token for a person of the topology (UnknownPersonGatewayError otherwise)."""
+    async def issue_token(self, person_id: str, label: str = "", expires_in: timedelta | None = None) -> IssuedToken:
+        """A new token for a person of the topology (UnknownPersonGatewayError otherwise); ``expires_in`` None:
+        it never expires."""
         await self._view(person_id)
-        return await self.tokens.issue(person_id, label)
+        return await self.tokens.issue(person_id, label, expires_in)
 
     # --- the call path --------------------------------------------------------------------------
 

@@ -111,6 +111,20 @@ _NESTED_DESCRIPTION_RE = re.compile(
     # "in the same county as McRae"
     r"|\bthe\s+same\s+\w+\s+as\b"
 )
+# Descriptions that name an entity by what someone did with it, then ask about that entity:
+_CHOICE_VERBS = (r"picked|chose|chosen|selected|hired|signed|bought|adopted|acquired|built|developed|created"
+                 r"|designed|wrote|written|founded|funded|made|used|owned|named|recommended|evaluated")
+_REFERRING_DESCRIPTION_RE = re.compile(
+    # reduced relatives: "the labeling vendor the Atlas team picked", "the annotation vendor selected by the team"
+    rf"\bthe\s+(?:[\w-]+\s+){{0,2}}?[\w-]+\s+(?:the|a|an|our|their|his|her)\s+(?:[\w.'-]+\s+){{0,3}}?"
+    rf"(?:{_CHOICE_VERBS})\b"
+    rf"|\bthe\s+(?:[\w-]+\s+){{0,2}}?[\w-]+\s+(?:{_CHOICE_VERBS})\s+by\s+(?:the|a|an|our|their)\b"
+    # a second clause pointing back at the first: "X chose a vendor. Who is that vendor's parent company?",
+    # "Helios relies on a system; which researcher is its creator?"
+    rf"|[.;:]\s+[^.;:]*\b(?:its|their|that\s+[\w-]+'s|this\s+[\w-]+'s)\s+(?:[\w-]+\s+)?(?:{_EN_ROLES})\b"
+    # an attribute of a role holder named through something else: "the X paper's lead author is based in ..."
+    rf"|\b[\w-]+'s\s+(?:[\w-]+\s+)?(?:{_EN_ROLES})\s+(?:is|was|are|were)\s+(?:based|located|born|from|in|at)\b"
+)
 # "Where was the founder of X born?" - a question about the role holder, not the role itself.
 _ROLE_QUESTION_RE = re.compile(
     rf"\b(?:where|when|which|what|how)\b[^?]{{0,80}}?\bthe\s+(?:[\w-]+\s+)?(?:{_EN_ROLES})\s+of\b")
@@ -133,7 +147,7 @@ def is_global_summary(text: str) -> bool:
 
 
 def _is_multi_hop(text: str) -> bool:
-    if _MULTI_HOP_RE.search(text) or _NESTED_DESCRIPTION_RE.search(text):
+    if _MULTI_HOP_RE.search(text) or _NESTED_DESCRIPTION_RE.search(text) or _REFERRING_DESCRIPTION_RE.search(text):
         return True
     if _ROLE_QUESTION_RE.search(text) and not _DIRECT_ROLE_RE.search(text):
         return True

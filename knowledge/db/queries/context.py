@@ -22,14 +22,27 @@ async def select_corpus_stats(conn: asyncpg.Connection, corpus_ids: Sequence[UUI
 
 
 async def select_entity_matches(conn: asyncpg.Connection, corpus_ids: Sequence[UUID],
-                                normalized_names: Sequence[str]) -> list[asyncpg.Record]:
-    """Per corpus, the graph entities whose normalised name is one of ``normalized_names``."""
+                                normalized_names: Sequence[str], min_degree: int = 0) -> list[asyncpg.Record]:
+    """Per corpus, the graph entities whose normalised name is one of ``normalized_names`` (and that take part in
+    at least ``min_degree`` relations there)."""
     return await conn.fetch(
         """SELECT corpus_id, array_agg(DISTINCT canonical_name ORDER BY canonical_name) AS names
            FROM kg_entity
-           WHERE corpus_id = ANY($1::uuid[]) AND name_normalized = ANY($2::text[])
+           WHERE corpus_id = ANY($1::uuid[]) AND name_normalized = ANY($2::text[]) AND degree >= $3
            GROUP BY corpus_id""",
-        list(corpus_ids), list(normalized_names),
+        list(corpus_ids), list(normalized_names), min_degree,
+    )
+
+
+async def select_chunk_entities(conn: asyncpg.Connection, corpus_ids: Sequence[UUID],
+                                chunk_ids: Sequence[int]) -> list[asyncpg.Record]:
+    """The graph entities mentioned in ``chunk_ids`` (of ``corpus_ids`` only): normalised and display name, type."""
+    return await conn.fetch(
+        """SELECT DISTINCT e.name_normalized, e.canonical_name, e.entity_type
+           FROM kg_entity_mention m JOIN kg_entity e ON e.id = m.entity_id
+           WHERE m.corpus_id = ANY($1::uuid[]) AND m.chunk_id = ANY($2::bigint[])
+           ORDER BY e.name_normalized""",
+        list(corpus_ids), list(chunk_ids),
     )
 
 

@@ -11,18 +11,20 @@ import asyncpg
 # --- tokens -------------------------------------------------------------------------------------
 
 async def insert_token(conn: asyncpg.Connection, token_id: str, app_name: str, person_id: str, label: str,
-                       salt: bytes, secret_hash: bytes) -> asyncpg.Record:
+                       salt: bytes, secret_hash: bytes, lifetime_seconds: float | None) -> asyncpg.Record:
+    """``lifetime_seconds`` None: the token never expires."""
     return await conn.fetchrow(
-        """INSERT INTO gateway_token (token_id, app_name, person_id, label, salt, secret_hash)
-           VALUES ($1, $2, $3, $4, $5, $6) RETURNING token_id, person_id, label, created_at""",
-        token_id, app_name, person_id, label, salt, secret_hash,
+        """INSERT INTO gateway_token (token_id, app_name, person_id, label, salt, secret_hash, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7::double precision))
+           RETURNING token_id, person_id, label, created_at, expires_at""",
+        token_id, app_name, person_id, label, salt, secret_hash, lifetime_seconds,
     )
 
 
 async def select_active_token(conn: asyncpg.Connection, token_id: str, app_name: str) -> asyncpg.Record | None:
     return await conn.fetchrow(
-        """SELECT token_id, person_id, salt, secret_hash FROM gateway_token
-           WHERE token_id = $1 AND app_name = $2 AND revoked_at IS NULL""",
+        """SELECT token_id, person_id, salt, secret_hash, expires_at, expires_at <= now() AS expired
+           FROM gateway_token WHERE token_id = $1 AND app_name = $2 AND revoked_at IS NULL""",
         token_id, app_name,
     )
 
@@ -37,7 +39,7 @@ async def revoke_token(conn: asyncpg.Connection, token_id: str, app_name: str) -
 
 async def select_tokens(conn: asyncpg.Connection, app_name: str) -> list[asyncpg.Record]:
     return await conn.fetch(
-        """SELECT token_id, person_id, label, created_at, revoked_at FROM gateway_token
+        """SELECT token_id, person_id, label, created_at, revoked_at, expires_at FROM gateway_token
            WHERE app_name = $1 ORDER BY created_at, token_id""",
         app_name,
     )

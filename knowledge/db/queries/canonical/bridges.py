@@ -194,7 +194,8 @@ ORDER BY source_entity_id, target_entity_id, hops, confidence DESC, canonical_id
 
 async def select_bridges(conn: asyncpg.Connection, app_scope: str, corpus_ids: Iterable[object],
                          limit: int = 50) -> list[asyncpg.Record]:
-    """Bridges linking two different corpora of the filter, with only the filter's corpora listed."""
+    """Bridges linking two different corpora of the filter, with only the filter's corpora listed; each row's
+    ``total_matching`` counts every bridge the filter matches, however many ``limit`` lets through."""
     corpora = require_corpus_filter(corpus_ids)
     return await conn.fetch(
         """WITH ends AS (
@@ -207,7 +208,7 @@ async def select_bridges(conn: asyncpg.Connection, app_scope: str, corpus_ids: I
                GROUP BY b.id)
            SELECT b.id, b.bridge_type, b.hops, b.confidence, b.canonical_source_id, b.canonical_target_id,
                   cs.canonical_name AS source_name, ct.canonical_name AS target_name,
-                  ends.source_corpus_ids, ends.target_corpus_ids
+                  ends.source_corpus_ids, ends.target_corpus_ids, count(*) OVER () AS total_matching
            FROM ends
            JOIN kg_cross_corpus_bridge b ON b.id = ends.id
            JOIN kg_entity_canonical cs ON cs.id = b.canonical_source_id
