@@ -15,7 +15,7 @@ from agents.negentropy.agent import build_root_agent
 from agents.runtime import close_loop_app, open_warm_app, register_loop_app
 from agents.sessions import database_session_service
 from cli.forwarded_props import forwarded_state
-from cli.web_api import corpora_router
+from cli.web_api import web_router
 from config import Settings, get_settings
 from knowledge.app import KnowledgeApp
 from knowledge.db.server import resolve_database_url
@@ -30,8 +30,9 @@ def create_app(settings: Settings | None = None, *, dsn: str | None = None, user
     settings = settings or get_settings()
     dsn = dsn or resolve_database_url(settings)
     session_service = database_session_service(dsn)
+    root_agent = build_root_agent()
     agent = ADKAgent(
-        adk_agent=build_root_agent(),
+        adk_agent=root_agent,
         app_name=settings.app_name,
         user_id=user_id,
         session_service=session_service,
@@ -54,7 +55,7 @@ def create_app(settings: Settings | None = None, *, dsn: str | None = None, user
 
     app = FastAPI(title="Negentropy agent (AG-UI)", lifespan=lifespan)
     add_adk_fastapi_endpoint(app, agent, path=AGENT_PATH, extract_state_from_request=forwarded_state)
-    app.include_router(corpora_router(user_id))
+    app.include_router(web_router(user_id, root_agent))
 
     @app.get("/health")
     async def health(request: Request) -> JSONResponse:

@@ -1,11 +1,14 @@
-"""GET /corpora: the corpora the server's person may read, with what they may do in each (the web app's
-`@` popover). It answers for the same identity as POST /agent, so the list never shows a corpus the agent
-would refuse."""
+"""The web app's read endpoints next to POST /agent (its `@` popover).
+
+GET /corpora: the corpora the server's person may read, with what they may do in each; it answers for the
+same identity as POST /agent, so the list never shows a corpus the agent would refuse. GET /agents: the
+agents of the tree the endpoint runs, with their descriptions."""
 from __future__ import annotations
 
 from typing import Any
 
 from fastapi import APIRouter, Request
+from google.adk.agents import BaseAgent
 from fastapi.responses import JSONResponse
 
 from knowledge.app import KnowledgeApp
@@ -13,6 +16,7 @@ from knowledge.context.permissions import LibraryGrant, ResolvedView, UnknownPer
 from knowledge.corpora import Corpus
 
 CORPORA_PATH = "/corpora"
+AGENTS_PATH = "/agents"
 _INBOX_VIA = "card inbox"
 
 
@@ -36,9 +40,22 @@ def corpus_entry(view: ResolvedView, corpus: Corpus) -> dict[str, Any]:
             "may": _may_do(view, grants)}
 
 
-def corpora_router(user_id: str) -> APIRouter:
-    """The read endpoint for ``user_id``, the person the /agent endpoint acts for."""
+def agent_entries(root: BaseAgent) -> list[dict[str, str]]:
+    """The root and its sub-agents, depth first."""
+    entries = [{"name": root.name, "description": root.description, "role": "root" if root.parent_agent is None
+                else "sub-agent"}]
+    for child in root.sub_agents:
+        entries.extend(agent_entries(child))
+    return entries
+
+
+def web_router(user_id: str, root: BaseAgent) -> APIRouter:
+    """The read endpoints for ``user_id``, the person the /agent endpoint (running ``root``) acts for."""
     router = APIRouter()
+
+    @router.get(AGENTS_PATH)
+    async def agents() -> JSONResponse:
+        return JSONResponse({"agents": agent_entries(root)})
 
     @router.get(CORPORA_PATH)
     async def corpora(request: Request) -> JSONResponse:

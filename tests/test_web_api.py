@@ -70,6 +70,10 @@ async def test_corpora_lists_what_the_agents_person_may_read_and_do(kapp):
         assert entries["kenji_notes"]["may"] == ["search and ask questions", "save notes (published at once)"]
         assert entries["team_notes"]["may"][1] == "save notes as knowledge cards reviewed by sofia, tomasz"
         assert entries["team_notes"]["libraries"] == ["Kestrel team notes"]
+        agents = client.get("/agents").json()["agents"]
+        assert [(a["name"], a["role"]) for a in agents] == [
+            ("negentropy", "root"), ("PerceptionFaculty", "sub-agent"), ("InternalizationFaculty", "sub-agent")]
+        assert all(a["description"] for a in agents)
 
         # /agent acts for the same person: the corpus /corpora left out is refused there too
         thread = str(uuid.uuid4())

@@ -1,0 +1,162 @@
+// The chat view as a function of the AG-UI message list (the same list the HttpAgent sends, and the one
+// /agents/state returns after a reload): turns, the tools each turn ran with their structured results,
+// references and bridged evidence, and the pending approval of a save.
+import type { Message } from "@ag-ui/client";
+
+export const CONFIRMATION_TOOL = "adk_request_confirmation";
+export const SEARCH_TOOLS = ["search_knowledge_base", "search_knowledge_graph_global", "search_knowledge_graph_with_papers"];
+
+export interface Bridge {
+  source_corpus_id: string;
+  source_corpus_label: string;
+  target_corpus_id: string;
+  target_corpus_label: string;
+  via_entity: string;
+  hops: number;
+}
+
+export interface Evidence {
+  citationId: number;
+  citation: string;
+  corpusLabel: string;
+  title: string;
+  bridge?: Bridge;
+}
+
+export interface ToolRun {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  answered: boolean;
+}
+
+export interface Approval {
+  toolCallId: string;
+  tool: string; // the gated tool (ingest_to_corpus)
+  args: Record<string, unknown>; // its arguments: text, corpus_id
+  decision?: boolean; // the person's answer, once given
+}
+
+export interface Turn {
+  id: string;
+  userText: string;
+  texts: string[];
+  tools: ToolRun[];
+  approval?: Approval;
+}
+
+function parseJson(text: string | undefined): Record<string, unknown> | undefined {
+  if (!text) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content.map((part) => (part && typeof part === "object" && "text" in part ? String(part.text) : "")).join("");
+  }
+  return "";
+}
+
+/** Group the message list into turns, one per user message (tool answers stay in the turn that asked). */
+export function buildTurns(messages: readonly Message[]): Turn[] {
+  const turns: Turn[] = [];
+  const runs = new Map<string, ToolRun>();
+  for (const message of messages) {
+    if (message.role === "user") {
+      turns.push({ id: message.id, userText: textOf(message.content), texts: [], tools: [] });
+      continue;
+    }
+    const turn = turns[turns.length - 1];
+    if (!turn) continue;
+    if (message.role === "assistant") {
+      const text = textOf(message.content);
+      if (text.trim()) turn.texts.push(text);
+      for (const call of message.toolCalls ?? []) {
+        const run: ToolRun = { id: call.id, name: call.function.name, args: parseJson(call.function.arguments) ?? {}, answered: false };
+        runs.set(call.id, run);
+        turn.tools.push(run);
+        if (run.name === CONFIRMATION_TOOL) {
+          const original = (run.args.originalFunctionCall ?? {}) as { name?: string; args?: Record<string, unknown> };
+          turn.approval = { toolCallId: call.id, tool: String(original.name ?? ""), args: original.args ?? {} };
+        }
+      }
+    } else if (message.role === "tool") {
+      const run = runs.get(message.toolCallId);
+      if (!run) continue;
+      run.answered = true;
+      run.result = parseJson(textOf(message.content));
+      if (turn.approval?.toolCallId === run.id) turn.approval.decision = run.result?.confirmed === true;
+    }
+  }
+  return turns;
+}
+
+export interface AnswerSources {
+  tool?: string;
+  mode?: string;
+  fallbackReason?: string;
+  strictScope?: boolean;
+  references: Evidence[]; // primary evidence the answer cites
+  bridged: Evidence[]; // evidence only a cross-corpus bridge brought in
+  bridges: Bridge[];
+}
+
+function evidenceOf(item: Record<string, unknown>, fallbackNumber: number): Evidence {
+  return {
+    citationId: Number(item.citation_id ?? fallbackNumber),
+    citation: String(item.formatted_citation ?? ""),
+    corpusLabel: String(item.corpus_label ?? ""),
+    title: String(item.title ?? item.source_uri ?? ""),
+    bridge: item.bridge && typeof item.bridge === "object" ? (item.bridge as Bridge) : undefined,
+  };
+}
+
+function citedNumbers(texts: string[]): Set<number> {
+  return new Set([...texts.join("\n").matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])));
+}
+
+function uniqueByCitation(items: Evidence[]): Evidence[] {
+  const seen = new Set<number>();
+  return items.filter((item) => !seen.has(item.citationId) && seen.add(item.citationId)).sort((a, b) => a.citationId - b.citationId);
+}
+
+/** The structured sources of a turn's answer: from the last search tool result the turn received. */
+export function answerSources(turn: Turn): AnswerSources {
+  const run = [...turn.tools].reverse().find((t) => SEARCH_TOOLS.includes(t.name) && t.result);
+  if (!run?.result) return { references: [], bridged: [], bridges: [] };
+  const result = run.result;
+  const listKey = run.name === "search_knowledge_graph_global" ? "evidence" : run.name === "search_knowledge_graph_with_papers" ? "papers" : "results";
+  const items = (Array.isArray(result[listKey]) ? result[listKey] : []) as Record<string, unknown>[];
+  const all = items.map((item, index) => ({ item, evidence: evidenceOf(item, index + 1) }));
+  const cited = citedNumbers(turn.texts);
+  const used = cited.size && all.some(({ evidence }) => cited.has(evidence.citationId))
+    ? all.filter(({ evidence }) => cited.has(evidence.citationId))
+    : all;
+  const expanded = ({ item }: { item: Record<string, unknown> }) => item.evidence_type === "graph_expanded";
+  const references = uniqueByCitation(used.filter((u) => !expanded(u)).map((u) => u.evidence));
+  const primary = new Set(references.map((r) => r.citationId));
+  return {
+    tool: run.name,
+    mode: typeof result.mode === "string" ? result.mode : undefined,
+    fallbackReason: typeof result.fallback_reason === "string" ? result.fallback_reason : undefined,
+    strictScope: typeof result.strict_scope === "boolean" ? result.strict_scope : undefined,
+    references,
+    // a source that also gave primary evidence did not come "only through a bridge"
+    bridged: uniqueByCitation(used.filter(expanded).map((u) => u.evidence)).filter((e) => !primary.has(e.citationId)),
+    bridges: (Array.isArray(result.bridges) ? result.bridges : []) as Bridge[],
+  };
+}
+
+const TEXT_SECTIONS = /\n\s*\n(?:References:|Cross-corpus links:)[\s\S]*$/;
+
+/** The answer's prose: the text sections a model appends (references, links) are shown from data instead. */
+export function answerBody(text: string, sources: AnswerSources): string {
+  return sources.references.length || sources.bridged.length ? text.replace(TEXT_SECTIONS, "").trimEnd() : text;
+}
