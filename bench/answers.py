@@ -41,10 +41,8 @@ from config import get_settings
 from knowledge.app import KnowledgeApp
 from knowledge.db.queries import chunks as chunk_queries
 
-DATA = REPO_ROOT.parent / "shared" / "data"
-DEV_SETS = {"musique": (DATA / "musique" / "questions_dev.json", DATA / "musique" / "corpus.json"),
-            "hotpotqa": (DATA / "hotpotqa" / "questions_dev.json", None)}
-SETS = (*DEV_SETS, "demo")
+DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data"
+SETS = ("musique", "hotpotqa", "demo")
 CORPUS_COUNT = 3
 BENCH_USER = "local"  # the local operator reads every corpus
 _CITATION_RE = re.compile(r"\[(\d+)\]")
@@ -83,6 +81,12 @@ class Scores:
         return {"containment": mean([float(c) for c in self.contained]), "citation_precision": mean(self.precision),
                 "citation_recall": mean(self.recall), "ms_per_turn": mean(self.milliseconds),
                 "words_per_reply": mean([float(w) for w in self.words])}
+
+
+def dev_set_files(data: Path) -> dict[str, tuple[Path, Path | None]]:
+    """The dev sets under ``data`` (see their READMEs): MuSiQue with its corpus, HotpotQA with its own contexts."""
+    return {"musique": (data / "musique" / "questions_dev.json", data / "musique" / "corpus.json"),
+            "hotpotqa": (data / "hotpotqa" / "questions_dev.json", None)}
 
 
 def normalise(text: str) -> str:
@@ -147,7 +151,8 @@ async def dense_top1_sentence(workspace: Workspace, case: AnswerCase) -> tuple[s
     if not rows:
         return "", set()
     row = dict(rows[0])
-    best = select_evidence(case.question, [{"content": row["content"], "citation_id": 1}], limit=1)
+    best = select_evidence(case.question, [{"content": row["content"], "title": (row["metadata"] or {}).get("title"),
+                                            "citation_id": 1}], limit=1)
     return (best[0].sentence if best else ""), {workspace.source_of(row)}
 
 
@@ -213,8 +218,9 @@ def print_results(results: dict[str, dict[str, Any]], model_name: str) -> None:
 
 async def run(sets: Sequence[str], limit_questions: int | None = None, model: BaseLlm | None = None,
               write: bool = True, server_dsn: str | None = None,
-              dev_sets: dict[str, tuple[Path, Path | None]] = DEV_SETS) -> dict[str, dict[str, Any]]:
+              dev_sets: dict[str, tuple[Path, Path | None]] | None = None) -> dict[str, dict[str, Any]]:
     """Each set on its own scratch database; ``model`` None = the configured one (offline or NE_MODEL)."""
+    dev_sets = dev_sets if dev_sets is not None else dev_set_files(DEFAULT_DATA)
     settings = get_settings()
     model = model or build_model(settings)
     results: dict[str, dict[str, Any]] = {}
@@ -242,10 +248,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
     parser.add_argument("--limit-questions", type=int, default=None, help="only the first N questions of each set")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder holding musique/ and hotpotqa/")
     args = parser.parse_args(argv)
     if args.limit_questions is not None and args.limit_questions < 1:
         parser.error("--limit-questions must be positive")
-    asyncio.run(run(args.sets, args.limit_questions))
+    asyncio.run(run(args.sets, args.limit_questions, dev_sets=dev_set_files(args.data)))
 
 
 if __name__ == "__main__":

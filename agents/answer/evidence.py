@@ -84,7 +84,10 @@ def _candidates(results: list[dict[str, Any]]) -> list[_Candidate]:
     for rank, result in enumerate(results):
         expanded = result.get("evidence_type") == "graph_expanded"
         via = frozenset(terms(via_entity(result))) if expanded else frozenset()
+        title = str(result.get("title") or "").strip().casefold()
         for sentence in sentences(_text(result)):
+            if sentence.casefold() == title:  # a title line is not evidence; the citation names the document
+                continue
             out.append(_Candidate(sentence, int(result.get("citation_id") or rank + 1), rank,
                                   frozenset(terms(sentence)), frozenset(name_terms(sentence)), via, expanded))
     return out
