@@ -17,7 +17,7 @@ from knowledge.db.queries.corpora import touch_corpus
 from knowledge.embedding import Embedder
 from knowledge.ingest.chunking import chunk_text
 from knowledge.ingest.documents import Document, LoadError, load_path
-from knowledge.ingest.segmentation import segment_for_search
+from knowledge.ingest.segmentation import search_text_for
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ class IngestPipeline:
                 rows.append(q.ChunkRow(
                     corpus_id=corpus.id, app_name=corpus.app_name, content=chunk.text, content_hash=digest,
                     document_hash=doc_hash, chunk_index=chunk.index, source_uri=document.source_uri,
-                    metadata=metadata, embedding=None, search_text=segment_for_search(chunk.text),  # type: ignore[arg-type]
+                    metadata=metadata, embedding=None, search_text=search_text_for(chunk.text),  # type: ignore[arg-type]
                 ))
         async with self.db.connection() as conn:
             existing = await q.select_existing_hashes(conn, corpus.id, [r.content_hash for r in rows])
