@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from cli.common import console
+from cli.printing import print_hits, print_ingest_report, print_response
 from knowledge.app import KnowledgeApp
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
@@ -30,22 +31,7 @@ async def build_demo_corpora(kapp: KnowledgeApp, report=None) -> dict:
     return corpora
 
 
-def print_response(response) -> None:
-    from cli.main import print_hits
-    from knowledge.retrieval.planner.explain import bridge_lines
-
-    console.print(f"[dim]mode={response.mode} kind={response.query_kind} graph_expansion={response.graph_expansion}"
-                  f"{' fallback=' + response.fallback_reason if response.fallback_reason else ''}[/]")
-    print_hits(response.hits)
-    links = bridge_lines(response)
-    if links:
-        console.print("[bold]cross-corpus links[/]")
-        for line in links:
-            console.print(f"  {line}", markup=False, highlight=False)
-
-
 async def run_demo(kapp: KnowledgeApp) -> None:
-    from cli.main import print_hits, print_ingest_report
     from knowledge.graph.global_search import search_knowledge_graph_global
     from knowledge.retrieval.query_intent import is_global_summary
 

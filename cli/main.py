@@ -16,9 +16,8 @@ from cli.demo import run_demo
 from cli.graph import graph_app
 from cli.ingest_group import DEFAULT_COMMAND, ingest_group, retry_buffer
 from cli.mcp import register as register_mcp_commands
+from cli.printing import print_bridge_links, print_hits, print_ingest_report
 from cli.stats import stats
-from knowledge.retrieval.planner.explain import bridge_lines
-from knowledge.retrieval.results import SearchHit
 
 app = typer.Typer(help="Negentropy: federated knowledge graph and cross-corpus hybrid retrieval.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -59,13 +58,6 @@ async def corpus_list() -> None:
     console.print(table)
 
 
-def print_ingest_report(report) -> None:
-    console.print(f"[bold]{report.corpus}[/]: {report.documents} documents, {report.chunks_total} chunks, "
-                  f"{report.chunks_added} added, {report.chunks_skipped} already present")
-    for error in report.errors:
-        console.print(f"  [red]skipped[/] {error.source_uri}: {error.message}")
-
-
 @ingest_app.command(DEFAULT_COMMAND, hidden=True)
 @run_async
 async def ingest(path: Path, corpus: str = typer.Option(..., "--corpus", "-c", help="Target corpus name"),
@@ -79,17 +71,6 @@ async def ingest(path: Path, corpus: str = typer.Option(..., "--corpus", "-c", h
     print_ingest_report(report)
     if report.errors and not report.chunks_total:
         raise typer.Exit(code=1)
-
-
-def print_hits(hits: list[SearchHit]) -> None:
-    table = Table("#", "corpus", "score", "evidence", "text", show_lines=False)
-    for hit in hits:
-        text = " ".join(hit.content.split())
-        table.add_row(str(hit.citation_id), hit.corpus_label, f"{hit.score:.3f}", hit.evidence_type,
-                      text[:110] + ("…" if len(text) > 110 else ""))
-    console.print(table)
-    for citation in dict.fromkeys(hit.formatted_citation for hit in hits):
-        console.print(f"  {citation}")
 
 
 @app.command("search")
@@ -123,11 +104,7 @@ async def search(query: str, corpus: List[str] = typer.Option([], "--corpus", "-
         console.print("no results")
         return
     print_hits(result.hits)
-    links = bridge_lines(result.response)
-    if links:
-        console.print("[bold]cross-corpus links[/]")
-        for line in links:
-            console.print(f"  {line}", markup=False, highlight=False)
+    print_bridge_links(result.response)
 
 
 @app.command("serve")

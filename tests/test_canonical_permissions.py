@@ -50,7 +50,8 @@ def test_the_reader_list_covers_every_function_touching_alias_or_bridge_tables()
     touching = set()
     for name, function in inspect.getmembers(q, inspect.iscoroutinefunction):
         body = inspect.getsource(function)
-        text = body + "".join(value for key, value in vars(q).items()
+        module_constants = vars(inspect.getmodule(function)).items()
+        text = body + "".join(value for key, value in module_constants
                               if key.isupper() and isinstance(value, str) and key in body)
         if "kg_entity_alias" in text or "kg_cross_corpus_bridge" in text:
             touching.add(name)

@@ -1,0 +1,42 @@
+"""How the CLI prints ingest reports, search hits and cross-corpus links (text is rendered only here, at the edge)."""
+from __future__ import annotations
+
+from rich.table import Table
+
+from cli.common import console
+from knowledge.ingest.pipeline import IngestReport
+from knowledge.retrieval.planner.explain import bridge_lines
+from knowledge.retrieval.results import RetrievalResponse, SearchHit
+
+
+def print_ingest_report(report: IngestReport) -> None:
+    console.print(f"[bold]{report.corpus}[/]: {report.documents} documents, {report.chunks_total} chunks, "
+                  f"{report.chunks_added} added, {report.chunks_skipped} already present")
+    for error in report.errors:
+        console.print(f"  [red]skipped[/] {error.source_uri}: {error.message}")
+
+
+def print_hits(hits: list[SearchHit]) -> None:
+    table = Table("#", "corpus", "score", "evidence", "text", show_lines=False)
+    for hit in hits:
+        text = " ".join(hit.content.split())
+        table.add_row(str(hit.citation_id), hit.corpus_label, f"{hit.score:.3f}", hit.evidence_type,
+                      text[:110] + ("…" if len(text) > 110 else ""))
+    console.print(table)
+    for citation in dict.fromkeys(hit.formatted_citation for hit in hits):
+        console.print(f"  {citation}")
+
+
+def print_bridge_links(response: RetrievalResponse) -> None:
+    links = bridge_lines(response)
+    if links:
+        console.print("[bold]cross-corpus links[/]")
+        for line in links:
+            console.print(f"  {line}", markup=False, highlight=False)
+
+
+def print_response(response: RetrievalResponse) -> None:
+    console.print(f"[dim]mode={response.mode} kind={response.query_kind} graph_expansion={response.graph_expansion}"
+                  f"{' fallback=' + response.fallback_reason if response.fallback_reason else ''}[/]")
+    print_hits(response.hits)
+    print_bridge_links(response)
