@@ -1,7 +1,8 @@
-"""Retrieval latency (P50/P95/P99) of legacy vs planner at growing sizes over 5 corpora, with ingest throughput.
+"""Retrieval latency (P50/P95/P99) of legacy vs planner at growing sizes over 5 corpora, with ingest throughput,
+next to raw pgvector kNN and raw full-text baselines from the same run (bench/search_variants.py).
 
-The real MuSiQue passages come first; synthetic chunks pad each size. Run: ``negentropy bench latency``
-or ``python -m bench.latency [--sizes 1000 10000 50000] [--queries 100]``.
+The real MuSiQue passages come first; synthetic chunks pad each size; everything goes through the full ingest
+pipeline. Run: ``negentropy bench latency`` or ``python -m bench.latency [--sizes 1000 10000 50000] [--queries 100]``.
 """
 from __future__ import annotations
 
@@ -10,11 +11,25 @@ import asyncio
 from pathlib import Path
 from typing import Sequence
 
-from bench.harness import print_table, scratch_app
+from bench.harness import Timer, console, print_table, scratch_app
 from bench.multihop import DEFAULT_DATA
 from bench.multihop_data import load_dataset
-from bench.planner import CORPUS_COUNT, load_corpora, time_queries
+from bench.search_variants import (STAGE_COLUMNS, VARIANT_COLUMNS, knn_recall, stage_rows, time_variants,
+                                   variant_rows)
 from bench.synthetic import synthetic_chunks
+from knowledge.app import KnowledgeApp
+from knowledge.ingest.documents import documents_from_texts
+
+CORPUS_COUNT = 5
+
+
+async def load_corpora(kapp: KnowledgeApp, texts_per_corpus: Sequence[Sequence[str]]) -> tuple[list, float]:
+    """One corpus per list of texts, through the normal ingest pipeline; returns the corpora and chunks/s."""
+    corpora = [await kapp.corpora.create(f"bench_{i}") for i in range(len(texts_per_corpus))]
+    with Timer() as timer:
+        for i, (corpus, texts) in enumerate(zip(corpora, texts_per_corpus)):
+            await kapp.ingest_documents(corpus, documents_from_texts((f"c{i}-{j}", t) for j, t in enumerate(texts)))
+    return corpora, sum(len(t) for t in texts_per_corpus) / timer.seconds
 
 
 def corpus_texts(size: int, real: Sequence[str]) -> list[str]:
@@ -33,10 +48,17 @@ async def run(sizes: Sequence[int], query_count: int, data_dir: Path = DEFAULT_D
             texts = corpus_texts(size, real)
             corpora, throughput = await load_corpora(kapp, [texts[i::CORPUS_COUNT] for i in range(CORPUS_COUNT)])
             ids = [c.id for c in corpora]
-            await time_queries(kapp, ids, queries[:3])  # warm-up: model, pool, caches of the plan
-            stats, _ = await time_queries(kapp, ids, queries)
-        rows.append([size, throughput, stats["legacy"]["p50"], stats["legacy"]["p95"], stats["legacy"]["p99"],
-                     stats["planner"]["p50"], stats["planner"]["p95"], stats["planner"]["p99"]])
+            await time_variants(kapp, ids, queries[:3])  # warm-up: model, pool, caches of the plan
+            stats, stages = await time_variants(kapp, ids, queries)
+            recall = await knn_recall(kapp, ids, queries)
+        print_table(f"{size} chunks over {CORPUS_COUNT} corpora, {len(queries)} questions (all variants interleaved)",
+                    VARIANT_COLUMNS, variant_rows(stats))
+        print_table(f"Planner stages, {size} chunks", STAGE_COLUMNS, stage_rows(stages))
+        console.print(f"HNSW kNN recall@10 against exact search: {recall:.3f}")
+        legacy = next(s for n, s in stats.items() if n.startswith("legacy"))
+        planner = next(s for n, s in stats.items() if n.startswith("planner"))
+        rows.append([size, throughput, legacy["p50"], legacy["p95"], legacy["p99"],
+                     planner["p50"], planner["p95"], planner["p99"]])
     base = rows[0]
     table = [row + [row[3] / base[3], row[6] / base[6], row[6] / row[3]] for row in rows]
     print_table(f"Latency over {CORPUS_COUNT} corpora, {len(queries)} multi-hop questions (ms)",

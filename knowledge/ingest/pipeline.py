@@ -25,7 +25,7 @@ from knowledge.embedding import Embedder
 from knowledge.ingest.chunking import chunk_text
 from knowledge.ingest.documents import Document, LoadError, LoadNotice, load_path
 from knowledge.ingest.progress import ProgressMode, progress_bar
-from knowledge.ingest.segmentation import segment_for_search
+from knowledge.ingest.segmentation import search_text_for
 from knowledge.pg_text import clean_text, clean_value
 
 logger = logging.getLogger(__name__)
@@ -169,7 +169,7 @@ class IngestPipeline:
             rows.append(q.ChunkRow(
                 corpus_id=corpus.id, app_name=corpus.app_name, content=chunk.text, content_hash=digest,
                 document_hash=doc_hash, chunk_index=chunk.index, source_uri=document.source_uri,
-                metadata=metadata, embedding=None, search_text=segment_for_search(chunk.text),  # type: ignore[arg-type]
+                metadata=metadata, embedding=None, search_text=search_text_for(chunk.text),  # type: ignore[arg-type]
             ))
         return rows
 

@@ -28,3 +28,10 @@ def segment_for_search(text: str) -> str:
         return text
     jieba = _tokenizer()
     return _CJK_RUN_RE.sub(lambda m: " " + " ".join(jieba.cut_for_search(m.group(0))) + " ", text)
+
+
+def search_text_for(content: str) -> str | None:
+    """What a chunk stores in ``knowledge.search_text``: its segmented text, or None when that is the content
+    itself (no CJK), since the full-text column falls back to the content."""
+    segmented = segment_for_search(content)
+    return None if segmented == content else segmented

@@ -1,4 +1,5 @@
-"""The legacy multi-corpus path: search each corpus, concatenate, sort globally. Kept forever as fallback."""
+"""The legacy multi-corpus path: search each corpus (one round trip for all), concatenate, sort globally. Kept
+forever as fallback."""
 from __future__ import annotations
 
 from typing import Iterable, Sequence
@@ -32,13 +33,10 @@ async def legacy_search(db: Database, query_embedding: np.ndarray, query: str, c
     if scope.is_empty or not query.strip():
         return []
     corpora = await corpora_by_id(db, scope.effective)
-    hits: list[SearchHit] = []
     async with db.scoped(scope.effective) as conn:
-        for corpus_id in scope.effective:
-            if corpus_id not in corpora:
-                continue
-            for row in await q.hybrid_search(conn, query_embedding, query, [corpus_id], limit):
-                hits.append(hit_from_record(row, corpora[corpus_id], semantic=row["semantic_score"],
-                                            keyword=row["keyword_score"]))
+        rows = await q.hybrid_search_each(conn, query_embedding, query, [c for c in scope.effective if c in corpora],
+                                          limit)
+    hits = [hit_from_record(row, corpora[row["corpus_id"]], semantic=row["semantic_score"], keyword=row["keyword_score"])
+            for row in rows]
     hits.sort(key=lambda h: (-h.score, h.chunk_id))
     return assign_citations(hits[:limit])

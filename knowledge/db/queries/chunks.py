@@ -21,7 +21,7 @@ class ChunkRow:
     source_uri: str
     metadata: dict
     embedding: np.ndarray
-    search_text: str
+    search_text: str | None  # None: the content itself is what full-text search indexes
 
 
 async def select_existing_hashes(conn: asyncpg.Connection, corpus_id: UUID, hashes: Sequence[str]) -> set[str]:
@@ -67,6 +67,15 @@ async def hybrid_search(conn: asyncpg.Connection, embedding: np.ndarray, query_t
                         corpus_ids: Sequence[UUID], limit: int, semantic_weight: float = 0.7) -> list[asyncpg.Record]:
     return await conn.fetch(
         "SELECT * FROM kb_hybrid_search($1, $2, $3::uuid[], $4, $5)",
+        embedding, query_text, list(corpus_ids), limit, semantic_weight,
+    )
+
+
+async def hybrid_search_each(conn: asyncpg.Connection, embedding: np.ndarray, query_text: str,
+                             corpus_ids: Sequence[UUID], limit: int, semantic_weight: float = 0.7) -> list[asyncpg.Record]:
+    """kb_hybrid_search for every corpus, in one round trip: up to ``limit`` rows per corpus."""
+    return await conn.fetch(
+        "SELECT * FROM kb_hybrid_search_each($1, $2, $3::uuid[], $4, $5)",
         embedding, query_text, list(corpus_ids), limit, semantic_weight,
     )
 
