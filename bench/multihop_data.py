@@ -8,7 +8,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+
+def _shared_data() -> Path:
+    """``shared/data`` beside the checkout, or beside a folder above it (a git worktree under ../wt/<branch>)."""
+    for folder in REPO_ROOT.parents:
+        if (folder / "shared" / "data").is_dir():
+            return folder / "shared" / "data"
+    return REPO_ROOT.parent / "shared" / "data"
+
+
+SHARED_DATA = _shared_data()
 MUSIQUE_DIR = SHARED_DATA / "musique"
 HOTPOTQA_DIR = SHARED_DATA / "hotpotqa"
 
@@ -68,7 +78,7 @@ def dev_sets() -> list[DatasetSource]:
     missing = [p for s in sets for p in (s.questions, s.corpus) if p is not None and not p.is_file()]
     if missing:
         raise MissingDataError(
-            f"the multi-hop dev sets are read from {SHARED_DATA} (a 'shared' folder beside the checkout), and "
+            f"the multi-hop dev sets are read from {SHARED_DATA} (a 'shared' folder beside the checkout or above it), and "
             f"{', '.join(str(p) for p in missing)} is missing. Pass a questions file in MuSiQue or HotpotQA "
             "format instead: --questions FILE [--corpus FILE]")
     return sets
