@@ -1,0 +1,391 @@
+"""The rule-based English + Chinese extractor: candidates per sentence, overlaps resolved, then assembled."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from knowledge.graph import extraction_patterns as P
+from knowledge.graph.extraction.assembly import assemble
+from knowledge.graph.extraction.chinese import chinese_candidates
+from knowledge.graph.extraction.naming import (
+    FOOD_KEYS,
+    NAME_WORD_RE,
+    Candidate,
+    cased_known,
+    english_votes,
+    is_cap,
+    known_key,
+    looks_common,
+    singular,
+    type_votes,
+)
+from knowledge.graph.extraction.sentences import split_sentences
+from knowledge.graph.extraction.types import Extraction
+from knowledge.graph.normalize import normalize_name
+
+
+_HYPHEN_TAIL_RE = re.compile(r"(.+?)-([a-z]+)")
+
+
+class _DocContext:
+    """Per-text facts used to judge sentence-initial words."""
+
+    def __init__(self, text: str, sentences: list[tuple[int, int]]) -> None:
+        self.tokens: list[list[tuple[int, int, str]]] = []
+        self.initial: list[set[int]] = []          # sentence-, line- and label-initial token indexes
+        self.lower_words: set[str] = set()
+        self.mid_caps: set[str] = set()          # capitalised words seen somewhere not sentence-initially
+        for s, e in sentences:
+            toks = [(m.start(), m.end(), m.group()) for m in P.WORD_RE.finditer(text, s, e)]
+            initial: set[int] = set()
+            prev_end = s
+            for k, (ts, te, w) in enumerate(toks):
+                lead = text[prev_end:ts]
+                if k == 0 or "\n" in lead or lead.rstrip().endswith(":") or (
+                        k - 1 in initial and toks[k - 1][2].isdigit() and lead.strip() in (".", ")")):
+                    initial.add(k)                           # "1. Apple ...", "Owner: ...", new line
+                prev_end = te
+            self.tokens.append(toks)
+            self.initial.append(initial)
+            for k, (ts, _, w) in enumerate(toks):
+                if w.islower():
+                    self.lower_words.add(w)
+                elif k not in initial and is_cap(w):
+                    self.mid_caps.add(w)
+
+
+@dataclass
+class _SentenceContext:
+    si: int
+    initials: set[int]
+    doc: _DocContext
+    food_ctx: bool
+    strong_food_ctx: bool
+    company_ctx: bool
+    heading: bool
+
+
+def _other_org_in(text: str, toks: list, parts: list[int]) -> bool:
+    """True if another well-known company is named in the sentence ("Apple, Microsoft and Google")."""
+    own = set(parts)
+    return any(k not in own and normalize_name(t[2]) in P.ORG_GAZ for k, t in enumerate(toks))
+
+
+class OfflineExtractor:
+    """Rule-based English + Chinese extractor; pure Python plus jieba, no model download."""
+
+    def extract(self, text: str) -> Extraction:
+        if not text or not text.strip():
+            return Extraction([], [])
+        sentences = split_sentences(text)
+        cands: list[Candidate] = []
+        doc = _DocContext(text, sentences)
+        for si, (s, e) in enumerate(sentences):
+            self._english(text, s, e, si, doc, cands)
+            self._quoted(text, s, e, si, cands)
+            if P.CJK_RE.search(text, s, e):
+                chinese_candidates(text, s, e, si, cands)
+        cands = self._filter_weak(cands)
+        accepted = self._resolve_overlaps(cands)
+        for c in accepted:
+            self._context_votes(text, c)
+        return assemble(text, sentences, accepted)
+
+    # ---------------------------------------------------------------- English
+    def _english(self, text: str, s: int, e: int, si: int, doc: "_DocContext", out: list[Candidate]) -> None:
+        sentence = text[s:e]
+        toks = doc.tokens[si]
+        n = len(toks)
+        initials = doc.initial[si]
+        if n >= 3 and sum(1 for t in toks if t[2].isupper() and len(t[2]) > 1) * 5 >= n * 4:
+            toks, n = [], 0                                  # SHOUTED HEADING: no name candidates
+        food_ctx = bool(P.FOOD_CONTEXT_RE.search(sentence))
+        ctx = _SentenceContext(
+            si=si, initials=initials, doc=doc, food_ctx=food_ctx,
+            strong_food_ctx=bool(P.FOOD_STRONG_CONTEXT_RE.search(sentence)),
+            company_ctx=bool(P.COMPANY_CONTEXT_RE.search(sentence)),
+            heading=sentence.lstrip().startswith("#"),
+        )
+        i = 0
+        while i < n:
+            ts, te, word = toks[i]
+            if not is_cap(word):
+                i += 1
+                continue
+            parts = [i]
+            end = te
+            legal = False
+            j = i
+            while j + 1 < n:
+                nxt_s, nxt_e, nxt = toks[j + 1]
+                gap = text[toks[j][1]:nxt_s]
+                cur = toks[j][2]
+                if gap in (" ", ", ", ",  ") and nxt.lower() in P.LEGAL_SUFFIXES and nxt[0].isupper():
+                    parts.append(j + 1)
+                    end = nxt_e + (1 if nxt.lower() in P.LEGAL_ABBREV and text[nxt_e:nxt_e + 1] == "." else 0)
+                    legal = True
+                    j += 1
+                    break
+                if gap == ". " and cur.lower() in P.TITLES and is_cap(nxt):
+                    parts.append(j + 1)
+                    end = nxt_e
+                    j += 1
+                    continue
+                if gap not in (" ", "  "):
+                    if gap.strip() == "&" and len(gap) <= 3 and cur.lower() in P.OF_HEADS and is_cap(nxt):
+                        parts.append(j + 1)
+                        end = nxt_e
+                        j += 1
+                        continue
+                    break
+                if is_cap(nxt) and (nxt.lower() not in P.STOPWORDS or nxt.lower() in P.TITLES):
+                    if nxt.lower() in P.MONTHS_DAYS or nxt.lower() in ("i",):
+                        break
+                    parts.append(j + 1)
+                    end = nxt_e
+                    j += 1
+                    continue
+                if (nxt.lower() in P.CONNECTORS and nxt.islower() and j + 2 < n
+                        and text[nxt_e:toks[j + 2][0]] == " " and is_cap(toks[j + 2][2])
+                        and toks[j + 2][2].lower() not in P.STOPWORDS
+                        and (cur.lower() in P.OF_HEADS or nxt in P.NAME_PARTICLES)):
+                    parts.extend((j + 1, j + 2))
+                    end = toks[j + 2][1]
+                    j += 2
+                    continue
+                if P.VERSION_RE.fullmatch(nxt) and cur.lower() not in P.STOPWORDS and not cur.isdigit():
+                    parts.append(j + 1)
+                    end = nxt_e
+                    j += 1
+                break
+            i = j + 1
+            self._emit_sequence(text, toks, parts, end, legal, ctx, out)
+        # lowercase food words ("we baked an apple pie")
+        food_hits = [m for m in P.FOOD_RE.finditer(text, s, e) if m.group().islower()]
+        if food_hits and (food_ctx or len(food_hits) >= 2):
+            for m in food_hits:
+                surface = m.group()
+                out.append(Candidate(m.start(), m.end(), surface, "food:" + singular(surface.lower()),
+                                     type_votes(FOOD=5), 2, si))
+        # technical key phrases ("knowledge graph", "reciprocal rank fusion")
+        for m in P.CONCEPT_PHRASE_RE.finditer(text, s, e):
+            surface = m.group(1)
+            out.append(Candidate(m.start(1), m.end(1), surface, normalize_name(surface), type_votes(CONCEPT=4), 2, si))
+
+    def _emit_sequence(self, text: str, toks: list, parts: list[int], end: int, legal: bool,
+                       ctx: "_SentenceContext", out: list[Candidate]) -> None:
+        title = False
+        orig_last = parts[-1]
+        initials, doc, si = ctx.initials, ctx.doc, ctx.si
+        # leading stopwords / titles / sentence-initial common words
+        while parts:
+            w = toks[parts[0]][2]
+            low = w.lower()
+            rest = len(parts) > 1
+            if low in P.TITLES and rest and not _legal_suffix_only(toks, parts[1:]):
+                title = True
+                parts = parts[1:]
+                continue
+            if (low in P.STOPWORDS or low in P.CONNECTORS) and not cased_known(w):
+                parts = parts[1:]
+                continue
+            if parts[0] in initials and rest:
+                full_known = known_key(normalize_name(text[toks[parts[0]][0]:end]))
+                rest_key = normalize_name(text[toks[parts[1]][0]:end])
+                if low in P.INITIAL_STOPWORDS and not full_known:
+                    parts = parts[1:]
+                    continue
+                if (not full_known and not known_key(normalize_name(w)) and w not in doc.mid_caps
+                        and (known_key(rest_key) or legal) and low not in P.FIRST_NAMES):
+                    parts = parts[1:]                       # "Keep OpenAI Inc.", "Use Anthropic"
+                    continue
+                if (not known_key(normalize_name(w)) and low not in P.PRODUCT_FIRST
+                        and low not in P.ORG_FIRST and low not in P.PLACE_FIRST and low not in P.FIRST_NAMES
+                        and (looks_common(w) or low in doc.lower_words)):
+                    parts = parts[1:]
+                    continue
+            break
+        # trailing connectors / stopwords (never a legal suffix)
+        while parts and not legal:
+            w = toks[parts[-1]][2]
+            if w.lower() in P.CONNECTORS or (w.lower() in P.STOPWORDS and w.lower() not in P.TITLES
+                                             and not cased_known(w)):
+                parts = parts[:-1]
+                end = toks[parts[-1]][1] if parts else end
+                continue
+            break
+        if not parts:
+            return
+        words = [toks[k][2] for k in parts]
+        if legal and len(words) == 1:
+            return
+        start = toks[parts[0]][0]
+        if not (legal and parts[-1] == orig_last):
+            end = toks[parts[-1]][1]
+        extra: Counter = Counter()
+        if len(words) == 1:
+            w = words[0]
+            # hyphenated with a lower-case tail: "Zurich-based", "EU-hosted", "Per-project"
+            m = _HYPHEN_TAIL_RE.fullmatch(w)
+            if m:
+                head_word = m.group(1)
+                if m.group(2).lower() in ("based", "headquartered", "born"):
+                    extra["PLACE"] += 2
+                elif not (known_key(normalize_name(head_word)) or P.ACRONYM_RE.fullmatch(head_word)):
+                    return
+                w = head_word
+                end = start + len(w)
+                words = [w]
+            low = w.lower()
+            key = normalize_name(w)
+            known = known_key(key, w)
+            if (low in P.STOPWORDS and not cased_known(w)) or low in P.TITLES or low in P.LEGAL_SUFFIXES or len(w) < 2 \
+                    or re.fullmatch(r"[IVX]+", w):
+                return
+            if (low in P.INITIAL_STOPWORDS or low in P.HEAD_WORDS) and not known:
+                return
+            if low in P.NON_ENTITY_ACRONYMS or w.rstrip("s").lower() in P.NON_ENTITY_ACRONYMS:
+                return
+            if parts[0] in initials and text[end:end + 1] == ":" and not known:
+                return                                               # "Contact: ...", "Note: ..."
+            if re.fullmatch(r"[A-Z]{2,}s", w):                       # "LLMs" -> "LLM"
+                end -= 1
+                w = text[start:end]
+            strong = (known or P.ACRONYM_RE.fullmatch(w) or P.CAMEL_RE.fullmatch(w)
+                      or any(ch.isdigit() for ch in w) or low in P.FIRST_NAMES)
+            if parts[0] in initials and not strong:
+                after = text[end:end + 60]
+                if looks_common(w) or low in doc.lower_words:
+                    return
+                if w not in doc.mid_caps and not (P.EN_PREDICATE_AFTER_RE.match(after)
+                                                  or P.ORG_VERB_AFTER_RE.match(after)
+                                                  or P.PERSON_VERB_AFTER_RE.match(after)):
+                    return                                           # "Steps", "Rollback", "Purpose"
+            if w.isdigit() or P.QUARTER_RE.fullmatch(w):
+                return
+        elif len(words) >= 3 and all(x.isupper() for x in words) and any(len(x) > 4 for x in words):
+            return                                                   # shouted heading
+        surface = text[start:end]
+        key = normalize_name(surface)
+        if not key or key.isdigit():
+            return
+        # "Anthropic Claude", "Microsoft Azure": company + its product -> two mentions
+        if len(words) >= 2 and not known_key(key) and normalize_name(words[0]) in P.ORG_GAZ \
+                and normalize_name(text[toks[parts[1]][0]:end]) in P.PRODUCT_GAZ:
+            w0_end = toks[parts[0]][1]
+            w1_start = toks[parts[1]][0]
+            out.append(Candidate(start, w0_end, text[start:w0_end], normalize_name(words[0]), type_votes(ORG=4), 2, si))
+            out.append(Candidate(w1_start, end, text[w1_start:end], normalize_name(text[w1_start:end]),
+                                 type_votes(PRODUCT=4), 2, si))
+            return
+        votes = english_votes(words, surface, title=title, legal=legal) + extra
+        if ctx.heading and not votes:
+            return                                                   # "# Retrieval Architecture Note"
+        if key in P.AMBIGUOUS_ORG and not legal:
+            after = text[end:end + 60]
+            company = ctx.company_ctx or bool(P.ORG_VERB_AFTER_RE.match(after))
+            if key in FOOD_KEYS and not company and (
+                    P.FOOD_NEXT_RE.match(after)
+                    or (ctx.strong_food_ctx and not _other_org_in(text, toks, parts))):
+                out.append(Candidate(start, end, surface, "food:" + singular(key), type_votes(FOOD=5), 2, si))
+                return
+            votes["ORG"] += 4 if company else 2
+        elif key in FOOD_KEYS and not votes and ctx.food_ctx:
+            out.append(Candidate(start, end, surface, "food:" + singular(key), type_votes(FOOD=5), 2, si))
+            return
+        out.append(Candidate(start, end, surface, key, votes, 2, si))
+
+    # ---------------------------------------------------------------- quoted terms
+    def _quoted(self, text: str, s: int, e: int, si: int, out: list[Candidate]) -> None:
+        for rx, typ in P.QUOTE_RES:
+            for m in rx.finditer(text, s, e):
+                qs, qe = m.start(1), m.end(1)
+                while qs < qe and text[qs].isspace():
+                    qs += 1
+                while qe > qs and text[qe - 1].isspace():
+                    qe -= 1
+                inner = text[qs:qe]
+                if not inner or P.QUOTE_BAD_RE.search(inner):
+                    continue
+                key = normalize_name(inner)
+                if not key or key.isdigit():
+                    continue
+                if P.CJK_RE.search(inner):
+                    if len(inner) > 20:
+                        continue
+                    votes = type_votes(**{typ: 1})
+                else:
+                    words = inner.split()
+                    if len(words) > 6 or len(inner) < 2:
+                        continue
+                    stop = sum(1 for w in words if w.lower() in P.STOPWORDS)
+                    if stop * 2 > len(words) or (inner.islower() and len(words) > 4):
+                        continue
+                    clean = [w for w in re.findall(r"[A-Za-z0-9][\w.+-]*", inner)] or [inner]
+                    votes = english_votes(clean, inner, title=False, legal=False)
+                    if not votes:
+                        votes = type_votes(**{typ: 1})
+                out.append(Candidate(qs, qe, inner, key, votes, 3, si, english=not P.CJK_RE.search(inner)))
+
+
+    @staticmethod
+    def _filter_weak(cands: list[Candidate]) -> list[Candidate]:
+        """Chinese noun candidates survive when pattern-marked, already strong, or frequent
+        (plain nouns 3+ times, other noun classes 2+ times)."""
+        counts = Counter(c.key for c in cands)
+        strong_keys = {c.key for c in cands if not c.weak}
+        return [c for c in cands if not c.weak or c.marked or c.key in strong_keys
+                or counts[c.key] >= (3 if c.plain_noun else 2)]
+
+    @staticmethod
+    def _resolve_overlaps(cands: list[Candidate]) -> list[Candidate]:
+        by_span: dict[tuple[int, int], Candidate] = {}
+        for c in cands:
+            prev = by_span.get((c.start, c.end))
+            if prev is None:
+                by_span[(c.start, c.end)] = c
+                continue
+            # same span from two detectors: keep the stronger key, sum votes
+            winner, loser = (c, prev) if c.priority > prev.priority else (prev, c)
+            if loser.key.startswith("food:") and not winner.key.startswith("food:"):
+                winner, loser = loser, winner
+            winner.votes = winner.votes + loser.votes
+            winner.priority = max(winner.priority, loser.priority)
+            by_span[(c.start, c.end)] = winner
+        ordered = sorted(by_span.values(), key=lambda c: (-c.priority, -(c.end - c.start), c.start))
+        accepted: list[Candidate] = []
+        taken = bytearray(max((c.end for c in ordered), default=0))
+        for c in ordered:
+            if any(taken[c.start:c.end]):
+                continue
+            taken[c.start:c.end] = b"\x01" * (c.end - c.start)
+            accepted.append(c)
+        accepted.sort(key=lambda c: c.start)
+        return accepted
+
+    @staticmethod
+    def _context_votes(text: str, c: Candidate) -> None:
+        if c.key.startswith("food:") or not c.english:
+            return
+        after = text[c.end:c.end + 60]
+        before = text[max(0, c.start - 50):c.start]
+        if P.ORG_VERB_AFTER_RE.match(after):
+            c.votes["ORG"] += 1
+        if P.PERSON_VERB_AFTER_RE.match(after):
+            c.votes["PERSON"] += 1
+        if " " in c.surface and NAME_WORD_RE.fullmatch(c.surface.split()[0]) and not c.votes.get("ORG") \
+                and not c.votes.get("PRODUCT") and not c.votes.get("PLACE") \
+                and (P.PERSON_AFTER_ROLE_RE.match(after) or P.PERSON_LABEL_BEFORE_RE.search(before)):
+            c.votes["PERSON"] += 2
+        if P.PLACE_BEFORE_RE.search(before):
+            c.votes["PLACE"] += 3
+        if P.ORG_BEFORE_RE.search(before):
+            c.votes["ORG"] += 2
+
+
+def _legal_suffix_only(toks: list, parts: list[int]) -> bool:
+    return all(toks[k][2].lower() in P.LEGAL_SUFFIXES for k in parts)
+
+
+DEFAULT_OFFLINE_EXTRACTOR = OfflineExtractor()
