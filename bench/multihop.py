@@ -1,6 +1,10 @@
 """Multi-hop passage retrieval: BM25 vs dense vs kb_rrf hybrid vs legacy vs HybridPlanner, same run, same model.
 
-Run: ``negentropy bench multihop`` or ``python -m bench.multihop [--questions FILE --corpus FILE --limit-questions N]``.
+Run: ``negentropy bench multihop`` (both dev sets of ../shared/data, N = 1 and N = 3 corpora) or
+``python -m bench.multihop [--questions FILE [--corpus FILE]] [--splits 1 3] [--limit-questions N] [--cache-db]``.
+A questions file without ``--corpus`` is searched over its questions' own paragraphs. Every method is compared
+with dense question by question (wins / losses / ties of recall@5 and a bootstrap 95% interval of the
+difference); results go to ``bench/results/multihop-<folder>-<questions file stem>.json``.
 """
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import argparse
 import asyncio
 import json
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,23 +20,29 @@ from typing import Awaitable, Callable, Sequence
 
 import numpy as np
 
-from bench.harness import console, print_table, scratch_app
-from bench.multihop_data import MultiHopDataset, Question, corpus_index, load_dataset
+from bench.harness import console, print_table
+from bench.multihop_data import (MUSIQUE_DIR, DatasetFormatError, DatasetSource, MissingDataError, MultiHopDataset,
+                                 Question, corpus_index, dev_sets)
+from bench.multihop_ingest import ingested_app
+from bench.multihop_stats import paired_comparison
 from knowledge.app import KnowledgeApp
 from knowledge.db.queries import chunks as q
-from knowledge.ingest.documents import Document
 from knowledge.retrieval.service import UnifiedRetrievalService
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "musique"
+DEFAULT_DATA = MUSIQUE_DIR
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 KS = (2, 5, 10)
+BASELINE = "dense"
 # ablations of the planner (default settings = "planner"): what each part adds, measured in the same run
 PLANNER_ABLATIONS: dict[str, dict[str, float]] = {
     "planner_no_entity_hops": {"entity_hop_weight": 0.0},
     "planner_relevance_w0.5": {"rerank_relevance_weight": 0.5},
 }
-METHODS = ("bm25", "dense", "hybrid_rrf", "legacy", "planner", *PLANNER_ABLATIONS)
+PLANNER_VARIANTS = ("planner", *PLANNER_ABLATIONS)
+METHODS = ("bm25", "dense", "hybrid_rrf", "legacy", *PLANNER_VARIANTS)
+
+Method = Callable[[str, np.ndarray], Awaitable[list[str]]]
 
 
 class MemoEmbedder:
@@ -76,25 +87,13 @@ def _keys(rows, key_of: Callable[[object], str | None]) -> list[str]:
     return [k for k in dict.fromkeys(key_of(r) for r in rows) if k]
 
 
-async def ingest_split(kapp: KnowledgeApp, dataset: MultiHopDataset, corpus_count: int) -> dict[int, object]:
-    corpora = {i: await kapp.corpora.create(f"{dataset.name}_{i + 1}of{corpus_count}") for i in range(corpus_count)}
-    buckets: dict[int, list[Document]] = {i: [] for i in range(corpus_count)}
-    for passage in dataset.passages:
-        buckets[corpus_index(passage.title, corpus_count)].append(Document(
-            source_uri=passage.key, text=f"{passage.title}\n\n{passage.text}", title=passage.title,
-            metadata={"passage_key": passage.key}))
-    for i, documents in buckets.items():
-        await kapp.ingest_documents(corpora[i], documents)
-    return corpora
-
-
 def corpus_spread(dataset: MultiHopDataset, question: Question, corpus_count: int) -> int:
     titles = {p.key: p.title for p in dataset.passages}
     return len({corpus_index(titles[k], corpus_count) for k in question.gold_keys})
 
 
 def _ablated_planner(kapp: KnowledgeApp, ids: list, fetch: int, overrides: dict[str, float],
-                     key_of_hit: Callable[[object], str | None]) -> Callable[[str, np.ndarray], Awaitable[list[str]]]:
+                     key_of_hit: Callable[[object], str | None]) -> Method:
     settings = kapp.settings.model_copy(deep=True)
     settings.planner = settings.planner.model_copy(update=overrides)
     service = UnifiedRetrievalService(kapp.db, kapp.query_cache, settings=settings)
@@ -103,11 +102,6 @@ def _ablated_planner(kapp: KnowledgeApp, ids: list, fetch: int, overrides: dict[
         return _keys((await service.search(question, ids, ids, limit=fetch)).hits, key_of_hit)
 
     return search
-
-
-async def evaluate(kapp: KnowledgeApp, dataset: MultiHopDataset, corpus_count: int, depth: int = 10) -> dict:
-    corpora = await ingest_split(kapp, dataset, corpus_count)
-    return await score_methods(kapp, dataset, [c.id for c in corpora.values()], depth)
 
 
 async def score_methods(kapp: KnowledgeApp, dataset: MultiHopDataset, ids: list, depth: int = 10) -> dict:
@@ -131,17 +125,22 @@ async def score_methods(kapp: KnowledgeApp, dataset: MultiHopDataset, ids: list,
     async def legacy(question: str, vector: np.ndarray) -> list[str]:
         return _keys(await kapp.legacy_search(question, ids, ids, limit=fetch), key_of_hit)
 
+    modes: dict[str, int] = {}
+
     async def planner(question: str, vector: np.ndarray) -> list[str]:
         response = await kapp.retrieval.search(question, ids, ids, limit=fetch)
-        planner.modes[response.mode] = planner.modes.get(response.mode, 0) + 1
+        modes[response.mode] = modes.get(response.mode, 0) + 1
         return _keys(response.hits, key_of_hit)
 
-    planner.modes = {}  # type: ignore[attr-defined]
-    methods: dict[str, Callable[[str, np.ndarray], Awaitable[list[str]]]] = {
-        "bm25": bm25, "dense": dense, "hybrid_rrf": hybrid, "legacy": legacy, "planner": planner}
+    methods: dict[str, Method] = {"bm25": bm25, "dense": dense, "hybrid_rrf": hybrid, "legacy": legacy,
+                                  "planner": planner}
     for name, overrides in PLANNER_ABLATIONS.items():
         methods[name] = _ablated_planner(kapp, ids, fetch, overrides, key_of_hit)
     scores = {name: MethodScores() for name in methods}
+    for question in dataset.questions[:2]:  # warm-up: model, pools, plan caches (not scored)
+        for method in methods.values():
+            await method(question.question, kapp.query_cache.embed_query(question.question))
+    modes.clear()
     for question in dataset.questions:
         vector = kapp.query_cache.embed_query(question.question)
         for name, method in methods.items():
@@ -150,15 +149,26 @@ async def score_methods(kapp: KnowledgeApp, dataset: MultiHopDataset, ids: list,
             scores[name].seconds += time.perf_counter() - start
             scores[name].add(ranked, question.gold_keys)
     spread = [i for i, qn in enumerate(dataset.questions) if corpus_spread(dataset, qn, corpus_count) > 1]
+    baseline = scores[BASELINE].recall[5]
     return {
         "corpora": corpus_count,
         "questions": len(dataset.questions),
         "multi_corpus_questions": len(spread),
-        "planner_modes": planner.modes,  # type: ignore[attr-defined]
+        "planner_modes": modes,
+        "question_ids": [qn.id for qn in dataset.questions],
         "methods": {name: {**s.summary(), "ms_per_query": 1000 * s.seconds / max(len(dataset.questions), 1),
-                           "multi_corpus": s.summary(spread) if spread else {}}
+                           "multi_corpus": s.summary(spread) if spread else {},
+                           "vs_dense_recall@5": paired_comparison(s.recall[5], baseline).to_dict(),
+                           "per_question_recall@5": s.recall[5]}
                     for name, s in scores.items()},
     }
+
+
+def _paired_cell(method: dict) -> tuple[str, str]:
+    paired = method["vs_dense_recall@5"]
+    low, high = paired["ci95"]
+    return (f"{paired['wins']}/{paired['losses']}/{paired['ties']}",
+            f"{100 * paired['mean_difference']:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}]")
 
 
 def print_results(result: dict) -> None:
@@ -166,15 +176,31 @@ def print_results(result: dict) -> None:
     for name, m in result["methods"].items():
         multi = m.get("multi_corpus") or {}
         rows.append([name, m["recall@2"], m["recall@5"], m["recall@10"], m["mrr"],
-                     multi.get("recall@5", float("nan")), m["ms_per_query"]])
-    print_table(f"N = {result['corpora']}: {result['questions']} questions, "
+                     multi.get("recall@5", float("nan")), *_paired_cell(m), m["ms_per_query"]])
+    print_table(f"{result['dataset']}, N = {result['corpora']}: {result['questions']} questions, "
                 f"{result['multi_corpus_questions']} with supporting passages in more than one corpus",
-                ["method", "R@2", "R@5", "R@10", "MRR", "R@5 multi-corpus", "ms/query"], rows)
-    best_single = max(result["methods"][m]["recall@5"] for m in ("bm25", "dense", "hybrid_rrf"))
-    for name in ("planner", *PLANNER_ABLATIONS):
-        planner = result["methods"][name]["recall@5"]
-        console.print(f"{name} R@5 - best single retriever R@5 = {100 * (planner - best_single):+.1f} points")
+                ["method", "R@2", "R@5", "R@10", "MRR", "R@5 multi-corpus", "W/L/T vs dense",
+                 "ΔR@5 vs dense [95% CI], points", "ms/query"], rows)
     console.print(f"planner modes: {result['planner_modes']}")
+
+
+def print_cross_set_selection(results: Sequence[dict]) -> None:
+    """Tune on one set, report on the other: the planner variant best on each set and its score elsewhere."""
+    by_split: dict[int, dict[str, dict]] = {}
+    for result in results:
+        by_split.setdefault(result["corpora"], {})[result["dataset"]] = result
+    rows = []
+    for split, sets in sorted(by_split.items()):
+        for tuned_on, tuned in sets.items():
+            best = max(PLANNER_VARIANTS, key=lambda v: (tuned["methods"][v]["recall@5"], v == "planner"))
+            for reported_on, other in sets.items():
+                if reported_on != tuned_on:
+                    m = other["methods"]
+                    rows.append([split, tuned_on, best, reported_on, m[best]["recall@5"], m[BASELINE]["recall@5"],
+                                 m["planner"]["recall@5"]])
+    if rows:
+        print_table("Tuned on one set, reported on the other (planner variants by R@5)",
+                    ["N", "tuned on", "best variant there", "reported on", "its R@5", "dense R@5", "default R@5"], rows)
 
 
 def git_commit() -> str:
@@ -185,48 +211,77 @@ def git_commit() -> str:
         return "unknown"
 
 
-async def run(questions_path: Path, corpus_path: Path | None, splits: Sequence[int], limit_questions: int | None,
-              restrict_corpus: bool, write: bool = True, server_dsn: str | None = None) -> list[dict]:
-    dataset = load_dataset(questions_path, corpus_path)
-    if limit_questions:
-        dataset.questions = dataset.questions[:limit_questions]
-    if restrict_corpus:
-        own = load_dataset(questions_path, None)
-        wanted = {qn.id for qn in dataset.questions}
-        keep = {p.key for p in own.passages}
-        dataset.passages = [p for p in dataset.passages if p.key in keep] if corpus_path else own.passages
-        dataset.questions = [qn for qn in dataset.questions if qn.id in wanted]
-    from knowledge.embedding import get_embedder
+def results_path(dataset_name: str, limit_questions: int | None) -> Path:
+    suffix = f"-first{limit_questions}" if limit_questions else ""
+    return RESULTS_DIR / f"multihop-{dataset_name}{suffix}.json"
 
-    embedder = MemoEmbedder(get_embedder())
+
+async def run_dataset(source: DatasetSource, dataset: MultiHopDataset, splits: Sequence[int],
+                      limit_questions: int | None, embedder, *, write: bool = True, server_dsn: str | None = None,
+                      cache: bool = False) -> list[dict]:
     results = []
-    started = time.perf_counter()
     for corpus_count in splits:
-        async with scratch_app(server_dsn=server_dsn, embedder=embedder) as kapp:
-            result = await evaluate(kapp, dataset, corpus_count)
-        result["dataset"] = dataset.name
-        result["passages"] = len(dataset.passages)
+        started = time.perf_counter()
+        async with ingested_app(dataset, corpus_count, embedder=embedder, server_dsn=server_dsn,
+                                cache=cache) as (kapp, corpora):
+            result = await score_methods(kapp, dataset, [c.id for c in corpora])
+        result.update(dataset=dataset.name, passages=len(dataset.passages), seconds=time.perf_counter() - started)
         results.append(result)
         print_results(result)
-    console.print(f"total {time.perf_counter() - started:.0f} s")
     if write:
         RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-        out = RESULTS_DIR / f"multihop-{dataset.name}.json"
-        out.write_text(json.dumps({"commit": git_commit(), "results": results}, indent=2), encoding="utf-8")
+        out = results_path(dataset.name, limit_questions)
+        out.write_text(json.dumps({"commit": git_commit(), "questions_file": str(source.questions),
+                                   "corpus_file": str(source.corpus) if source.corpus else None,
+                                   "results": results}, indent=2), encoding="utf-8")
         console.print(f"wrote {out}")
     return results
 
 
+async def run(sources: Sequence[DatasetSource], splits: Sequence[int], limit_questions: int | None = None, *,
+              write: bool = True, server_dsn: str | None = None, cache: bool = False) -> list[dict]:
+    from knowledge.embedding import get_embedder
+
+    datasets = [source.load() for source in sources]  # a bad file fails here, before any ingest
+    for dataset in datasets:
+        if limit_questions:
+            dataset.questions = dataset.questions[:limit_questions]
+    embedder = MemoEmbedder(get_embedder())
+    started = time.perf_counter()
+    results = []
+    for source, dataset in zip(sources, datasets):
+        results += await run_dataset(source, dataset, splits, limit_questions, embedder, write=write,
+                                     server_dsn=server_dsn, cache=cache)
+    print_cross_set_selection(results)
+    console.print(f"total {time.perf_counter() - started:.0f} s")
+    return results
+
+
+def sources_from_args(questions: Path | None, corpus: Path | None) -> list[DatasetSource]:
+    if questions is None:
+        if corpus is not None:
+            raise MissingDataError("--corpus needs --questions (the questions to search it with)")
+        return dev_sets()
+    return [DatasetSource(questions, corpus)]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--questions", type=Path, default=DEFAULT_DATA / "questions_dev.json")
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_DATA / "corpus.json")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--questions", type=Path, default=None,
+                        help="questions file, MuSiQue or HotpotQA format (default: both dev sets)")
+    parser.add_argument("--corpus", type=Path, default=None,
+                        help="corpus file of {title, text} records (default: the questions' own paragraphs)")
     parser.add_argument("--splits", type=int, nargs="+", default=[1, 3])
     parser.add_argument("--limit-questions", type=int, default=None)
-    parser.add_argument("--own-paragraphs-only", action="store_true",
-                        help="index only the questions' own paragraphs (fast smoke run)")
+    parser.add_argument("--cache-db", action="store_true",
+                        help="keep the ingested databases and reuse them while ingest code and data are unchanged")
     args = parser.parse_args(argv)
-    asyncio.run(run(args.questions, args.corpus, args.splits, args.limit_questions, args.own_paragraphs_only))
+    try:
+        sources = sources_from_args(args.questions, args.corpus)
+        asyncio.run(run(sources, args.splits, args.limit_questions, cache=args.cache_db))
+    except (MissingDataError, DatasetFormatError) as exc:
+        console.print(f"[red]bench multihop:[/red] {exc}")
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,34 @@
 """Load multi-hop retrieval datasets: MuSiQue-style ({title, text} corpus + questions with paragraphs)
-or HotpotQA-style (questions with ``context`` and ``supporting_facts``)."""
+or HotpotQA-style (questions with ``context`` and ``supporting_facts``), and the two dev sets of ../shared/data."""
 from __future__ import annotations
 
 import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shared_data() -> Path:
+    """``shared/data`` beside the checkout, or beside a folder above it (a git worktree under ../wt/<branch>)."""
+    for folder in REPO_ROOT.parents:
+        if (folder / "shared" / "data").is_dir():
+            return folder / "shared" / "data"
+    return REPO_ROOT.parent / "shared" / "data"
+
+
+SHARED_DATA = _shared_data()
+MUSIQUE_DIR = SHARED_DATA / "musique"
+HOTPOTQA_DIR = SHARED_DATA / "hotpotqa"
+
+
+class MissingDataError(FileNotFoundError):
+    """A dataset file the bench needs is not there; the message says what to pass instead."""
+
+
+class DatasetFormatError(ValueError):
+    """A dataset file that is neither MuSiQue nor HotpotQA format, or not JSON."""
 
 
 @dataclass(frozen=True)
@@ -22,6 +45,7 @@ class Question:
     answer: str
     gold_keys: tuple[str, ...]
     aliases: tuple[str, ...] = ()
+    kind: str = ""  # as the dataset marks it (HotpotQA: bridge / comparison), "" when it does not
 
 
 @dataclass
@@ -29,6 +53,36 @@ class MultiHopDataset:
     name: str
     passages: list[Passage]
     questions: list[Question]
+
+
+@dataclass(frozen=True)
+class DatasetSource:
+    """A questions file and the corpus its questions are searched in (None: the questions' own paragraphs)."""
+
+    questions: Path
+    corpus: Path | None = None
+
+    @property
+    def name(self) -> str:
+        """Named after the questions file (its folder and stem), so two sets never share a results file."""
+        return f"{self.questions.parent.name}-{self.questions.stem}"
+
+    def load(self) -> "MultiHopDataset":
+        return load_dataset(self.questions, self.corpus, self.name)
+
+
+def dev_sets() -> list[DatasetSource]:
+    """The two dev sets: MuSiQue (50 questions over its 1,890-passage corpus) and HotpotQA (50 questions over
+    their own contexts)."""
+    sets = [DatasetSource(MUSIQUE_DIR / "questions_dev.json", MUSIQUE_DIR / "corpus.json"),
+            DatasetSource(HOTPOTQA_DIR / "questions_dev.json")]
+    missing = [p for s in sets for p in (s.questions, s.corpus) if p is not None and not p.is_file()]
+    if missing:
+        raise MissingDataError(
+            f"the multi-hop dev sets are read from {SHARED_DATA} (a 'shared' folder beside the checkout or above it), and "
+            f"{', '.join(str(p) for p in missing)} is missing. Pass a questions file in MuSiQue or HotpotQA "
+            "format instead: --questions FILE [--corpus FILE]")
+    return sets
 
 
 def passage_key(title: str, text: str) -> str:
@@ -41,10 +95,15 @@ def corpus_index(title: str, corpus_count: int) -> int:
 
 
 def _read_json(path: Path) -> list:
+    if not path.is_file():
+        raise MissingDataError(f"no such dataset file: {path}")
     raw = path.read_text(encoding="utf-8")
-    if path.suffix == ".jsonl":
-        return [json.loads(line) for line in raw.splitlines() if line.strip()]
-    data = json.loads(raw)
+    try:
+        if path.suffix == ".jsonl":
+            return [json.loads(line) for line in raw.splitlines() if line.strip()]
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise DatasetFormatError(f"{path} is not valid JSON: {exc}") from exc
     if isinstance(data, dict):
         data = data.get("data") or data.get("questions") or list(data.values())
     return data
@@ -55,7 +114,7 @@ def _musique_question(item: dict) -> tuple[Question, list[Passage]]:
                 for p in item["paragraphs"]]
     gold = tuple(p.key for p, raw in zip(passages, item["paragraphs"]) if raw.get("is_supporting"))
     aliases = tuple(str(a) for a in item.get("answer_aliases") or ())
-    return Question(str(item["id"]), item["question"], str(item.get("answer", "")), gold, aliases), passages
+    return Question(str(item["id"]), item["question"], str(item.get("answer", "")), gold, aliases=aliases), passages
 
 
 def _hotpot_question(item: dict) -> tuple[Question, list[Passage]]:
@@ -63,7 +122,8 @@ def _hotpot_question(item: dict) -> tuple[Question, list[Passage]]:
                 for title, sentences in item["context"]]
     supporting_titles = {title for title, _ in item["supporting_facts"]}
     gold = tuple(p.key for p in passages if p.title in supporting_titles)
-    return Question(str(item.get("_id") or item.get("id")), item["question"], str(item.get("answer", "")), gold), passages
+    return Question(str(item.get("_id") or item.get("id")), item["question"], str(item.get("answer", "")), gold,
+                    kind=str(item.get("type", ""))), passages
 
 
 def load_dataset(questions_path: Path, corpus_path: Path | None = None, name: str | None = None) -> MultiHopDataset:
@@ -82,7 +142,7 @@ def load_dataset(questions_path: Path, corpus_path: Path | None = None, name: st
         elif "context" in item and "supporting_facts" in item:
             question, own = _hotpot_question(item)
         else:
-            raise ValueError(f"question {item.get('id')!r} is neither MuSiQue (paragraphs) nor HotpotQA "
+            raise DatasetFormatError(f"{questions_path}: question {item.get('id')!r} is neither MuSiQue (paragraphs) nor HotpotQA "
                              "(context + supporting_facts) format")
         for passage in own:
             if corpus_path is None or passage.key in question.gold_keys:

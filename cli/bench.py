@@ -12,17 +12,23 @@ bench_app = typer.Typer(help="Benchmarks on real multi-hop data (tables, ratios 
 @bench_app.command("multihop")
 def multihop(splits: List[int] = typer.Option([1, 3], "--split", help="Number of corpora (repeat)"),
              limit_questions: Optional[int] = typer.Option(None, help="Only the first N questions"),
-             questions: Optional[str] = typer.Option(None, help="Questions file (MuSiQue or HotpotQA format)"),
-             corpus: Optional[str] = typer.Option(None, help="Corpus file of {title, text} records")) -> None:
-    """Recall@2/5/10 and MRR for BM25, dense, kb_rrf hybrid, legacy and the HybridPlanner."""
-    from bench.multihop import DEFAULT_DATA, main
+             questions: Optional[str] = typer.Option(
+                 None, help="Questions file (MuSiQue or HotpotQA format); default: both dev sets of ../shared/data"),
+             corpus: Optional[str] = typer.Option(
+                 None, help="Corpus file of {title, text} records; default: the questions' own paragraphs"),
+             cache_db: bool = typer.Option(False, "--cache-db", help="Keep and reuse the ingested databases")) -> None:
+    """Recall@2/5/10 and MRR for BM25, dense, kb_rrf hybrid, legacy and the HybridPlanner, paired against dense."""
+    from bench.multihop import main
 
-    argv = ["--questions", questions or str(DEFAULT_DATA / "questions_dev.json"),
-            "--splits", *map(str, splits)]
-    if corpus or not questions:
-        argv += ["--corpus", corpus or str(DEFAULT_DATA / "corpus.json")]
+    argv = ["--splits", *map(str, splits)]
+    if questions:
+        argv += ["--questions", questions]
+    if corpus:
+        argv += ["--corpus", corpus]
     if limit_questions:
         argv += ["--limit-questions", str(limit_questions)]
+    if cache_db:
+        argv.append("--cache-db")
     main(argv)
 
 

@@ -153,3 +153,22 @@ def test_values() -> None:
 ])
 def test_nested_descriptions_are_multi_hop(question):
     assert classify_query(question) is QueryKind.MULTI_HOP
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # HotpotQA-style comparisons (not the dev set's wording)
+    ("Are Aurora and Lumen both vector databases?", CMP),
+    ("Were Kestrel Labs and Cobalt Systems both founded in Berlin?", CMP),
+    ("Which city is larger, Berlin or Lisbon?", CMP),
+    ("Which was released first, Helios or Aurora?", CMP),
+    ("Who was born earlier, Maria Santos or Lin Wei?", CMP),
+    ("What is more popular, tea or coffee?", CMP),
+    ("Lin Wei has a PhD. Does Maria Santos also have one?", CMP),
+    ("Quill and Aurora are both systems built in which decade?", CMP),
+    # a choice inside a plain question is not a comparison
+    ("Which film or series did Karel Vostrik direct?", F),
+    ("Who is the author of Quill?", REL),
+    ("What is the capital of the country where the Bubye River is found?", MH),
+])
+def test_comparison_questions(question: str, expected: QueryKind) -> None:
+    assert classify_query(question) is expected

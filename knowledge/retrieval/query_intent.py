@@ -40,6 +40,14 @@ _COMPARISON_RE = re.compile(
     r"|\b(?:better|worse|faster|slower|cheaper|larger|smaller|bigger|stronger|weaker|more\s+\w+|less\s+\w+)\s+than\b"
     r"|\bwhich\s+(?:one\s+)?(?:is|are)\s+(?:better|worse|faster|slower|cheaper|preferable)\b"
     r"|\bpros\s+and\s+cons\b|\btrade-?offs?\s+between\b"
+    # two things held against one property: "Are X and Y both directors?", "are both dog breeds"
+    r"|\b(?:are|were)\s+both\b|^(?:are|were|do|did|have|had)\s[^?]*\s+both\b"
+    # a choice between two named things: "Which band was formed first, X or Y?", "Who is the oldest, A or B?"
+    r"|^(?:which|who|what)\b[^?]*?(?:,|\b(?:first|earlier|later|older|oldest|younger|youngest|longer|longest"
+    r"|taller|tallest|larger|largest|bigger|biggest|smaller|smallest|higher|highest|more|most|fewer|less)\b)"
+    r"[^?,]*?\s(?:the\s+)?\S+(?:\s+\S+){0,4}\s+or\s+(?:the\s+)?\S"
+    # "X has an OBE. Does Y also have one?"
+    r"|[.!]\s+(?:does|did|is|was|are|were|has|have|can)\s[^?]*\balso\b"
     r"|区别|比较|对比|相比|比起|差异|差别|异同|优劣|优缺点|不同之处|不同点|有何不同|有什么不同|哪个更|哪一个更|孰优"
 )
 
