@@ -18,7 +18,6 @@ import re
 import string
 import time
 import unicodedata
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -34,7 +33,8 @@ from agents.model_choice import build_model
 from agents.negentropy.agent import build_root_agent
 from agents.runtime import bind_knowledge_app
 from bench.harness import console, print_table, scratch_app
-from bench.multihop import REPO_ROOT, RESULTS_DIR, git_commit, ingest_split
+from bench.multihop import REPO_ROOT, RESULTS_DIR, git_commit
+from bench.multihop_ingest import ingest_split
 from bench.multihop_data import corpus_index, load_dataset
 from cli.demo import build_demo_corpora, load_demo_queries
 from config import get_settings
@@ -184,10 +184,10 @@ async def dev_workspace(kapp: KnowledgeApp, name: str, files: tuple[Path, Path |
     dataset.questions = dataset.questions[:limit] if limit else dataset.questions
     corpora = await ingest_split(kapp, dataset, CORPUS_COUNT)
     corpus_of = {p.key: corpora[corpus_index(p.title, CORPUS_COUNT)].name for p in dataset.passages}
-    names = tuple(c.name for c in corpora.values())
+    names = tuple(c.name for c in corpora)
     cases = [AnswerCase(q.question, (q.answer, *q.aliases), frozenset(f"{corpus_of[k]}/{k}" for k in q.gold_keys),
                         names) for q in dataset.questions]
-    return Workspace(kapp, {c.name: c.id for c in corpora.values()}, cases)
+    return Workspace(kapp, {c.name: c.id for c in corpora}, cases)
 
 
 async def demo_workspace(kapp: KnowledgeApp, limit: int | None) -> Workspace:
