@@ -58,8 +58,10 @@ def test_bad_durations_are_refused(text: str) -> None:
 
 
 def test_cli_issues_a_token_with_expires_in_and_lists_its_expiry(acme: Acme, monkeypatch) -> None:
+    from cli.common import console
     from cli.main import app
 
+    monkeypatch.setattr(console, "width", 200)  # the table row with the token id must not wrap
     monkeypatch.setenv("NE_DATABASE_URL", acme.kapp.db.dsn)
     monkeypatch.setenv("NE_TOPOLOGY_PATH", str(acme.topology_path))
     reset_settings_cache()
