@@ -24,25 +24,26 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Iterable, Sequence
 from uuid import UUID
 
 import numpy as np
 
-from knowledge.context.connectors import PostgresConnector, SearchConnector
+from config.settings import RouterSettings
+from knowledge.context.connectors import SearchConnector
 from knowledge.context.guard import GuardedResult, PermissionGuard
 from knowledge.context.permissions import AccessResolver, ResolvedView
 from knowledge.context.topology import ContextLibrary, RoutingRule, ScopeKind, Topology, Visibility
+from knowledge.corpora import CorpusRegistry
+from knowledge.db.database import Database
 from knowledge.db.queries import context as context_queries
+from knowledge.embedding import Embedder, QueryEmbeddingCache
 from knowledge.graph.extraction import OfflineExtractor
 from knowledge.graph.normalize import normalize_name
 from knowledge.ingest.segmentation import segment_for_search
 from knowledge.metrics import context_knowledge_gaps_total, context_routed_libraries
 from knowledge.retrieval.query_intent import classify_query, needs_graph_expansion
 from knowledge.retrieval.results import RetrievalResponse, SearchHit
-
-if TYPE_CHECKING:
-    from knowledge.app import KnowledgeApp
 
 DEFAULT_TASK_KIND = "question"
 _ENTITY_BONUS = 0.05
@@ -201,17 +202,28 @@ def _cosine_max(query: np.ndarray, vectors: Iterable[np.ndarray]) -> float:
 
 
 class ContextRouter:
-    def __init__(self, kapp: "KnowledgeApp", access: AccessResolver, connector: SearchConnector | None = None) -> None:
-        self.kapp = kapp
+    def __init__(self, *, db: Database, corpora: CorpusRegistry, query_cache: QueryEmbeddingCache, embedder: Embedder,
+                 settings: RouterSettings, access: AccessResolver, connector: SearchConnector) -> None:
+        self.db = db
+        self.corpora = corpora
+        self.query_cache = query_cache
+        self.embedder = embedder
         self.access = access
-        self.settings = kapp.settings.router
-        self.guard = PermissionGuard(kapp.db, connector or PostgresConnector(kapp))
+        self.settings = settings
+        self.guard = PermissionGuard(db, connector)
         self._extractor = OfflineExtractor()
         # library descriptions from the topology (metadata only, no corpus content) -> embedding
         self._profile_vectors: dict[str, np.ndarray] = {}
 
     def with_connector(self, connector: SearchConnector) -> "ContextRouter":
-        return ContextRouter(self.kapp, self.access, connector)
+        return self._rewired(self.access, connector)
+
+    def with_access(self, access: AccessResolver) -> "ContextRouter":
+        return self._rewired(access, self.guard.connector)
+
+    def _rewired(self, access: AccessResolver, connector: SearchConnector) -> "ContextRouter":
+        return ContextRouter(db=self.db, corpora=self.corpora, query_cache=self.query_cache, embedder=self.embedder,
+                             settings=self.settings, access=access, connector=connector)
 
     # ------------------------------------------------------------------ entry points
     async def view_for(self, person_id: str | None) -> ResolvedView:
@@ -221,7 +233,7 @@ class ContextRouter:
                      limit: int = 10, task_kind: str | None = None, strict_scope: bool = False) -> ContextSearchResult:
         """Search as ``person_id`` (None: the local operator): the named corpora, or the routed libraries."""
         view = await self.view_for(person_id)
-        requested = [c.id for c in await self.kapp.corpora.resolve(list(corpus_names))] if corpus_names else None
+        requested = [c.id for c in await self.corpora.resolve(list(corpus_names))] if corpus_names else None
         return await self.search_view(query, view, requested, limit=limit, task_kind=task_kind,
                                       strict_scope=strict_scope)
 
@@ -260,7 +272,7 @@ class ContextRouter:
             context_routed_libraries.observe(0)
             return RoutingDecision(view.who, query, task, entities, [], [], gap)
         accessible = view.accessible_corpus_ids
-        query_vector = await asyncio.to_thread(self.kapp.query_cache.embed_query, query)
+        query_vector = await asyncio.to_thread(self.query_cache.embed_query, query)
         stats, entity_hits, probes, profiles = await asyncio.gather(
             self._stats(accessible), self._entity_matches(accessible, entities),
             asyncio.gather(*(self.guard.search(query, c.corpus_ids, accessible, limit=self.settings.probe_limit,
@@ -371,7 +383,7 @@ class ContextRouter:
         """Thin evidence in the corpora a request named itself."""
         if not guarded.searched_corpus_ids:
             return None
-        query_vector = await asyncio.to_thread(self.kapp.query_cache.embed_query, query)
+        query_vector = await asyncio.to_thread(self.query_cache.embed_query, query)
         evidence = _cosine_max(query_vector, guarded.embeddings.values())
         if evidence >= self.settings.min_relevance:
             return None
@@ -409,7 +421,7 @@ class ContextRouter:
 
     # ------------------------------------------------------------------ data for scoring
     async def _stats(self, corpus_ids: list[UUID]) -> dict[UUID, tuple[int, datetime | None]]:
-        async with self.kapp.db.scoped(corpus_ids) as conn:
+        async with self.db.scoped(corpus_ids) as conn:
             rows = await context_queries.select_corpus_stats(conn, corpus_ids)
         return {r["id"]: (r["chunk_count"], r["updated_at"]) for r in rows}
 
@@ -417,14 +429,14 @@ class ContextRouter:
         keys = [k for k in dict.fromkeys(normalize_name(e) for e in entities) if k]
         if not keys:
             return {}
-        async with self.kapp.db.scoped(corpus_ids) as conn:
+        async with self.db.scoped(corpus_ids) as conn:
             rows = await context_queries.select_entity_matches(conn, corpus_ids, keys)
         return {r["corpus_id"]: list(r["names"]) for r in rows}
 
     async def _profiles(self, libraries: list[ContextLibrary]) -> list[np.ndarray]:
         missing = [lib.profile_text for lib in libraries if lib.profile_text not in self._profile_vectors]
         if missing:
-            vectors = await asyncio.to_thread(self.kapp.embedder.embed, list(dict.fromkeys(missing)))
+            vectors = await asyncio.to_thread(self.embedder.embed, list(dict.fromkeys(missing)))
             self._profile_vectors.update(zip(dict.fromkeys(missing), vectors))
         return [self._profile_vectors[lib.profile_text] for lib in libraries]
 
