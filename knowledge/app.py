@@ -112,7 +112,8 @@ class KnowledgeApp:
     async def search_graph_global(self, query: str, corpus_ids: Iterable[object] | None,
                                   accessible_corpus_ids: Iterable[object], limit: int = 5) -> GlobalSearchResult:
         """Community summaries of requested ∩ accessible corpora ranked against the query (global questions)."""
-        return await search_knowledge_graph_global(self, query, corpus_ids, accessible_corpus_ids, limit)
+        return await search_knowledge_graph_global(self.db, self.query_cache, query, corpus_ids, accessible_corpus_ids,
+                                                   limit)
 
     def search_connector(self, name: str) -> SearchConnector:
         """A search engine by name (``CONNECTOR_NAMES``): the production one, or the filter-ignoring one the
