@@ -19,6 +19,7 @@ from knowledge.context.topology import load_topology
 from knowledge.corpora import Corpus, CorpusRegistry
 from knowledge.db.database import Database
 from knowledge.embedding import Embedder, QueryEmbeddingCache, get_embedder
+from knowledge.gateway import ToolGateway, gateway_for
 from knowledge.graph.builder import GraphBuildReport, GraphBuilder
 from knowledge.graph.global_search import GlobalSearchResult, search_knowledge_graph_global
 from knowledge.ingest.documents import Document
@@ -43,6 +44,7 @@ class KnowledgeApp:
     access: AccessResolver = field(init=False)
     router: ContextRouter = field(init=False)
     cards: KnowledgeCards = field(init=False)
+    gateway: ToolGateway = field(init=False)
 
     def __post_init__(self) -> None:
         self.retrieval = UnifiedRetrievalService(self.db, self.query_cache)
@@ -61,6 +63,8 @@ class KnowledgeApp:
                                     embedder=self.embedder, settings=self.settings.router, access=self.access,
                                     connector=PostgresConnector(self.retrieval))
         self.cards = KnowledgeCards(self.db, self.corpora, self.pipeline, self.query_cache, self.access)
+        # the tool gateway (identity, scope, approval, audit, rate limits) for MCP and the agent's tools
+        self.gateway = gateway_for(self.db, self.settings, self.access)
 
     @classmethod
     async def open(cls, settings: Settings | None = None, *, dsn: str | None = None,
