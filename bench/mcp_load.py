@@ -21,7 +21,6 @@ from bench.mcp_harness import http_server, http_session, server_environment
 from cli.context import build_context_demo
 from cli.demo import load_demo_queries
 from knowledge.context.topology import topology_path
-from knowledge.gateway import gateway_for
 
 # People with different views: platform lead, contractor (one project), finance, Shanghai engineer.
 PEOPLE = ("kenji", "wang_hao", "greta", "li_na")
@@ -87,7 +86,7 @@ class LoadWorkspace:
 async def load_workspace(kapp, clients: int, token_label: str) -> LoadWorkspace:
     """The demo workspace ingested into ``kapp``, with a token and the readable corpora of each client's person."""
     await build_context_demo(kapp)
-    gateway = gateway_for(kapp)
+    gateway = kapp.gateway
     people = [PEOPLE[i % len(PEOPLE)] for i in range(clients)]
     tokens = {p: (await gateway.issue_token(p, token_label)).token for p in dict.fromkeys(people)}
     allowed = {p: set(await kapp.access.accessible_corpus_ids(p)) for p in tokens}

@@ -13,7 +13,8 @@ from cli.common import console, fail, open_app, run_async
 from cli.demo import DEMO_DIR, build_demo_corpora
 from knowledge.app import KnowledgeApp
 from knowledge.context.cards import Card
-from knowledge.context.evals import CONNECTORS, ContextRow, ScopeEvalError, ScopeRow, load_context_questions, \
+from knowledge.context.connectors import CONNECTOR_NAMES
+from knowledge.context.evals import ContextRow, ScopeEvalError, ScopeRow, load_context_questions, \
     run_context_eval, run_scope_eval, summarize_context
 from knowledge.context.lint import lint_topology
 from knowledge.context.permissions import UnknownPersonError, person_view
@@ -241,17 +242,18 @@ def scope_table(rows: Sequence[ScopeRow]) -> tuple[list[str], list[list[str]]]:
 @eval_app.command("scope")
 @run_async
 @person_errors
-async def eval_scope(connector: List[str] = typer.Option(list(CONNECTORS), "--connector",
+async def eval_scope(connector: List[str] = typer.Option(list(CONNECTOR_NAMES), "--connector",
                                                          help="Connectors to run (repeat)"),
                      markdown: bool = typer.Option(False, help="Print a Markdown table")) -> None:
     """The seven permission cases, with the production and a filter-ignoring connector."""
-    unknown = [c for c in connector if c not in CONNECTORS]
+    unknown = [c for c in connector if c not in CONNECTOR_NAMES]
     if unknown:
-        fail(f"unknown connector {', '.join(unknown)}; one of {', '.join(CONNECTORS)}")
+        fail(f"unknown connector {', '.join(unknown)}; one of {', '.join(CONNECTOR_NAMES)}")
     async with await open_app(progress=False) as kapp:
         await build_context_demo(kapp)
         with tempfile.TemporaryDirectory(prefix="negentropy-scope-") as workdir:
-            rows = await run_scope_eval(kapp, Path(workdir), connectors=connector)
+            connectors = {name: kapp.search_connector(name) for name in connector}
+            rows = await run_scope_eval(kapp.router, connectors, Path(workdir))
     _print_table(*scope_table(rows), markdown)
     passed = sum(r.passed for r in rows)
     by_connector = {name: sum(r.connector_forbidden_rows for r in rows if r.connector == name) for name in connector}
@@ -283,7 +285,7 @@ async def eval_context(questions: Path = typer.Option(DEFAULT_QUESTIONS, help="Q
     items = load_context_questions(questions)
     async with await open_app(progress=False) as kapp:
         await build_context_demo(kapp)
-        rows = await run_context_eval(kapp, items)
+        rows = await run_context_eval(kapp.router, items)
     _print_table(*context_table(rows), markdown)
     s = summarize_context(rows)
     console.print(f"{s.questions} questions: evidence coverage {s.coverage_routed:.0%} routed vs "

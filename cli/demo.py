@@ -32,7 +32,6 @@ async def build_demo_corpora(kapp: KnowledgeApp, report=None) -> dict:
 
 
 async def run_demo(kapp: KnowledgeApp) -> None:
-    from knowledge.graph.global_search import search_knowledge_graph_global
     from knowledge.retrieval.query_intent import is_global_summary
 
     console.rule("[bold]Negentropy demo: ingest (chunks, embeddings, knowledge graph, canonical links)")
@@ -44,7 +43,7 @@ async def run_demo(kapp: KnowledgeApp) -> None:
         ids = [corpora[n].id for n in names]
         console.rule(f"[bold]{item['query']}[/]  [dim]({', '.join('@' + n for n in names)})")
         if is_global_summary(item["query"]):
-            result = await search_knowledge_graph_global(kapp, item["query"], ids, accessible, limit=3)
+            result = await kapp.search_graph_global(item["query"], ids, accessible, limit=3)
             for community in result.communities:
                 console.print(f"[bold]{community.title}[/] ({community.corpus_label}, {community.member_count} "
                               f"entities): {community.summary[:240]}")

@@ -12,13 +12,22 @@ import typer
 from rich.table import Table
 
 from cli.common import console, fail, open_app, run_async
-from knowledge.gateway import gateway_for
+from knowledge.app import KnowledgeApp
 from knowledge.gateway.errors import GatewayError
 from knowledge.gateway.tokens import parse_duration
+from knowledge.gateway.gateway import GatewayTool
 
 token_app = typer.Typer(help="Issue, list and revoke the API tokens MCP callers authenticate with.",
                         no_args_is_help=True)
 approval_app = typer.Typer(help="Review high-risk tool calls waiting for approval.", no_args_is_help=True)
+
+
+def served_tools(kapp: KnowledgeApp) -> list[GatewayTool]:
+    """The MCP tools ``negentropy mcp`` serves, over the app's database, corpora, router and cards."""
+    from knowledge.mcp_server import library_tools
+
+    return library_tools(db=kapp.db, corpora=kapp.corpora, router=kapp.router, cards=kapp.cards,
+                         limits=kapp.settings.gateway)
 
 
 class Transport(str, Enum):
@@ -45,7 +54,7 @@ async def mcp(transport: Transport = typer.Option(Transport.stdio, "--transport"
         with contextlib.redirect_stdout(sys.stderr):
             kapp.embedder.embed(["load the embedding model before the first call"])
         settings = kapp.settings
-        server = build_mcp_server(kapp, stdio_token=settings.mcp.token)
+        server = build_mcp_server(kapp.gateway, served_tools(kapp), stdio_token=settings.mcp.token)
         if transport is Transport.stdio:
             await serve_stdio(server.server)
             return
@@ -65,7 +74,7 @@ async def token_issue(person: str, label: str = typer.Option("", help="What the 
     lifetime = parse_duration(expires_in) if expires_in is not None else None
     async with await open_app(progress=False) as kapp:
         try:
-            issued = await gateway_for(kapp).issue_token(person, label, lifetime)
+            issued = await kapp.gateway.issue_token(person, label, lifetime)
         except GatewayError as exc:
             fail(exc.message)
     until = f"expires {issued.expires_at:%Y-%m-%d %H:%M %Z}" if issued.expires_at else "no expiry"
@@ -80,7 +89,7 @@ async def token_revoke(token: str = typer.Argument(..., help="The token or its 1
     """Revoke a token; calls with it are refused from the next request on."""
     async with await open_app(progress=False) as kapp:
         try:
-            identity = await gateway_for(kapp).tokens.revoke(token)
+            identity = await kapp.gateway.tokens.revoke(token)
         except GatewayError as exc:
             fail(exc.message)
     console.print(f"revoked token {identity.token_id} of {identity.person_id}")
@@ -91,7 +100,7 @@ async def token_revoke(token: str = typer.Argument(..., help="The token or its 1
 async def token_list() -> None:
     """List tokens (ids, people, state; never the secrets)."""
     async with await open_app(progress=False) as kapp:
-        tokens = await gateway_for(kapp).tokens.list()
+        tokens = await kapp.gateway.tokens.list()
     now = datetime.now(timezone.utc)
     table = Table("id", "person", "label", "created", "expires", "state")
     for t in tokens:
@@ -108,7 +117,7 @@ async def approval_list(all_states: bool = typer.Option(False, "--all", help="Al
                         ) -> None:
     """List approval requests (pending ones by default)."""
     async with await open_app(progress=False) as kapp:
-        approvals = await gateway_for(kapp).approvals.list(None if all_states else "pending")
+        approvals = await kapp.gateway.approvals.list(None if all_states else "pending")
     table = Table("#", "person", "tool", "arguments", "status", "requested")
     for a in approvals:
         table.add_row(str(a.id), a.person_id, a.tool, str(a.arguments)[:90], a.status, f"{a.requested_at:%Y-%m-%d %H:%M}")
@@ -118,7 +127,7 @@ async def approval_list(all_states: bool = typer.Option(False, "--all", help="Al
 async def _decide(approval_id: int, approve: bool, by: str | None) -> None:
     async with await open_app(progress=False) as kapp:
         try:
-            approval = await gateway_for(kapp).approvals.decide(approval_id, approve, by or getpass.getuser())
+            approval = await kapp.gateway.approvals.decide(approval_id, approve, by or getpass.getuser())
         except GatewayError as exc:
             fail(exc.message)
     console.print(f"request {approval.id} ({approval.tool} for {approval.person_id}) is now {approval.status}")
@@ -143,7 +152,7 @@ async def audit(person: Optional[str] = typer.Option(None, "--person", help="Onl
                 limit: int = typer.Option(30, "--limit", "-n")) -> None:
     """Show the newest rows of the append-only gateway audit log."""
     async with await open_app(progress=False) as kapp:
-        rows = await gateway_for(kapp).audit.recent(person, limit)
+        rows = await kapp.gateway.audit.recent(person, limit)
     table = Table("#", "when", "channel", "person", "tool", "decision", "reason", "items", "bytes", "ms")
     for r in rows:
         table.add_row(str(r["id"]), f"{r['occurred_at']:%Y-%m-%d %H:%M:%S}", r["channel"], r["person_id"] or "-",

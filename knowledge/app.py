@@ -1,18 +1,25 @@
-"""Wires the knowledge services together; the one production path used by the CLI, tools and tests."""
+"""The composition root: builds every knowledge service from the database, settings and embedder and hands each
+part exactly the collaborators it uses. Nothing below this module imports it; the CLI, tools, agents and tests
+use it as their entry point."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from config import Settings, get_settings
 from knowledge.canonical.layer import CanonicalLayer
 from knowledge.context.cards import KnowledgeCards
+from knowledge.context.connectors import CONNECTOR_NAMES, PostgresConnector, SearchConnector, \
+    UnsafeUnfilteredConnector
 from knowledge.context.permissions import AccessResolver
 from knowledge.context.router import ContextRouter
+from knowledge.context.topology import load_topology
 from knowledge.corpora import Corpus, CorpusRegistry
 from knowledge.db.database import Database
 from knowledge.embedding import Embedder, QueryEmbeddingCache, get_embedder
+from knowledge.gateway import ToolGateway, gateway_for
 from knowledge.graph.builder import GraphBuildReport, GraphBuilder
 from knowledge.graph.global_search import GlobalSearchResult, search_knowledge_graph_global
 from knowledge.ingest.documents import Document
@@ -39,22 +46,28 @@ class KnowledgeApp:
     access: AccessResolver = field(init=False)
     router: ContextRouter = field(init=False)
     cards: KnowledgeCards = field(init=False)
+    gateway: ToolGateway = field(init=False)
 
     def __post_init__(self) -> None:
         self.retrieval = UnifiedRetrievalService(self.db, self.query_cache)
         self.graph = GraphBuilder(self.db, self.embedder, self.settings)
         self.canonical = CanonicalLayer(self.db, self.settings.linker, self.corpora.app_name,
                                         on_change=self.retrieval.on_graph_updated)
-        # permission views, Context Router and knowledge cards over the workspace topology (DESIGN.md 8)
-        self.access = AccessResolver(self)
-        self.router = ContextRouter(self, self.access)
-        self.cards = KnowledgeCards(self, self.access)
         # order matters: cache clear + graph step (_after_ingest), then canonical linking of the new entities
         self.pipeline = IngestPipeline(self.db, self.embedder,
                                        post_ingest=[IngestStage("graph", self._after_ingest),
                                                     IngestStage("canonical links", self.canonical.after_ingest),
                                                     IngestStage("caches", self._after_graph_update)],
                                        progress=self.progress)
+        # permission views, Context Router and knowledge cards over the workspace topology (DESIGN.md 8)
+        self.access = AccessResolver(self.corpora, partial(load_topology, self.settings.topology_path),
+                                     self.settings.local_operator_users)
+        self.router = ContextRouter(db=self.db, corpora=self.corpora, query_cache=self.query_cache,
+                                    embedder=self.embedder, settings=self.settings.router, access=self.access,
+                                    connector=PostgresConnector(self.retrieval))
+        self.cards = KnowledgeCards(self.db, self.corpora, self.pipeline, self.query_cache, self.access)
+        # the tool gateway (identity, scope, approval, audit, rate limits) for MCP and the agent's tools
+        self.gateway = gateway_for(self.db, self.settings, self.access)
 
     @classmethod
     async def open(cls, settings: Settings | None = None, *, dsn: str | None = None,
@@ -107,5 +120,14 @@ class KnowledgeApp:
     async def search_graph_global(self, query: str, corpus_ids: Iterable[object] | None,
                                   accessible_corpus_ids: Iterable[object], limit: int = 5) -> GlobalSearchResult:
         """Community summaries of requested ∩ accessible corpora ranked against the query (global questions)."""
-        return await search_knowledge_graph_global(self, clean_text(query).text, corpus_ids, accessible_corpus_ids,
-                                                   limit)
+        return await search_knowledge_graph_global(self.db, self.query_cache, clean_text(query).text, corpus_ids,
+                                                   accessible_corpus_ids, limit)
+
+    def search_connector(self, name: str) -> SearchConnector:
+        """A search engine by name (``CONNECTOR_NAMES``): the production one, or the filter-ignoring one the
+        scope evaluation uses to show that the permission guard alone keeps forbidden rows out."""
+        if name == PostgresConnector.name:
+            return PostgresConnector(self.retrieval)
+        if name == UnsafeUnfilteredConnector.name:
+            return UnsafeUnfilteredConnector(self.db, self.query_cache)
+        raise ValueError(f"unknown connector {name!r}; one of {', '.join(CONNECTOR_NAMES)}")

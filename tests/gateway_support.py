@@ -8,13 +8,13 @@ from typing import AsyncIterator
 
 import pytest_asyncio
 
+from cli.mcp import served_tools
 from config import Settings
 from config.settings import GatewaySettings
 from knowledge.app import KnowledgeApp
 from knowledge.corpora import Corpus
 from knowledge.gateway import GatewayTool
 from knowledge.ingest.documents import Document
-from knowledge.mcp_server import library_tools
 from tests.conftest import make_settings
 
 PLANTED_AWS_KEY = "AKIAQ7XJ2LMN4PQR8STU"
@@ -96,7 +96,7 @@ class Acme:
 
     def tool(self, name: str) -> GatewayTool:
         """One of the MCP tools (search, read, report_gap, submit_card) wired exactly as the server wires it."""
-        return next(tool for tool in library_tools(self.kapp) if tool.name == name)
+        return next(tool for tool in served_tools(self.kapp) if tool.name == name)
 
     async def audit_rows_after(self, marker: int) -> list[dict]:
         async with self.kapp.db.connection() as conn:

@@ -13,7 +13,7 @@ from agents.negentropy.agent import build_root_agent
 from agents.runtime import bind_knowledge_app
 from cli.serve import DEFAULT_USER
 from knowledge.app import KnowledgeApp
-from knowledge.context.evals import CONNECTORS, SCOPE_CASES, ScopeCheck
+from knowledge.context.evals import SCOPE_CASES, ScopeCheck
 from knowledge.context.permissions import UnknownPersonError
 from knowledge.context.topology import LOCAL_OPERATOR_USER, load_topology
 from tests.agent_harness import CONFIRMATION, start_conversation
@@ -24,7 +24,7 @@ from tests.context_support import context_demo_dsn, demo_topology_data, write_to
 async def _open(dsn: str, embedder, tmp: Path, connector: str) -> KnowledgeApp:
     app = await KnowledgeApp.open(make_settings(tmp, topology_path=tmp / "topology.json"), dsn=dsn,
                                   embedder=embedder, progress=False)
-    app.router = app.router.with_connector(CONNECTORS[connector](app))
+    app.router = app.router.with_connector(app.search_connector(connector))
     return app
 
 

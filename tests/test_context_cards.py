@@ -10,7 +10,6 @@ from typer.testing import CliRunner
 from config.settings import reset_settings_cache
 from knowledge.context.cards import CardError, KnowledgeCards
 from knowledge.context.connectors import UnsafeUnfilteredConnector
-from knowledge.context.permissions import AccessResolver
 from knowledge.context.topology import load_topology
 from knowledge.ingest.documents import Document
 from tests.context_support import demo_topology_data, write_topology
@@ -44,7 +43,7 @@ async def test_unpromoted_cards_are_searchable_by_their_author_only(kapp):
     assert (card.review_status, card.author, card.target_library) == ("inbox", "jonas", "platform-docs")
     assert card.target_corpus_id == docs.id
     assert await _card_rows(kapp, "jonas")
-    unsafe = kapp.router.with_connector(UnsafeUnfilteredConnector(kapp))
+    unsafe = kapp.router.with_connector(UnsafeUnfilteredConnector(kapp.db, kapp.query_cache))
     for person in ("tomasz", "kenji", "lea", "greta", "sofia"):
         assert await _card_rows(kapp, person) == []
         assert await _card_rows(kapp, person, unsafe) == []
@@ -108,7 +107,8 @@ async def test_bad_card_requests_change_nothing(kapp):
 async def test_a_reviewer_who_lost_the_library_cannot_decide(kapp, tmp_path):
     await _corpora(kapp)
     path = write_topology(tmp_path / "t.json", demo_topology_data())
-    cards = KnowledgeCards(kapp, AccessResolver(kapp, partial(load_topology, path)))
+    cards = KnowledgeCards(kapp.db, kapp.corpora, kapp.pipeline, kapp.query_cache,
+                           kapp.access.with_topology(partial(load_topology, path)))
     card = await cards.submit("jonas", CARD, "platform-docs")
     await cards.review(card.id, "kenji")
     data = demo_topology_data()

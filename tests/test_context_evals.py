@@ -40,7 +40,7 @@ def test_token_estimate():
 
 
 async def test_routing_keeps_the_evidence_and_loads_far_fewer_tokens(ctx_app):
-    rows = await run_context_eval(ctx_app, load_context_questions(DEFAULT_QUESTIONS))
+    rows = await run_context_eval(ctx_app.router, load_context_questions(DEFAULT_QUESTIONS))
     summary = summarize_context(rows)
     assert summary.gaps_ok == summary.questions          # every expected gap reported, no false gaps
     assert summary.owners_ok == summary.questions        # and each names the right owner

@@ -8,7 +8,7 @@ import pytest
 import pytest_asyncio
 
 from knowledge.app import KnowledgeApp
-from knowledge.context.permissions import AccessResolver, UnknownPersonError, person_view
+from knowledge.context.permissions import UnknownPersonError, person_view
 from knowledge.context.topology import load_topology, parse_topology
 from tests.conftest import make_settings
 from tests.context_support import context_demo_dsn, demo_topology_data, write_topology
@@ -92,7 +92,7 @@ async def test_accessible_corpus_ids_follow_the_view(ctx_app):
 
 async def test_every_change_takes_effect_on_the_next_request(ctx_app, tmp_path):
     path = write_topology(tmp_path / "topology.json", demo_topology_data())
-    access = AccessResolver(ctx_app, partial(load_topology, path))
+    access = ctx_app.access.with_topology(partial(load_topology, path))
     assert "project_docs" in await _names(ctx_app, await access.accessible_corpus_ids("aylin"))
     data = demo_topology_data()
     next(p for p in data["people"] if p["id"] == "aylin")["department"] = "finance"
@@ -106,7 +106,7 @@ async def test_every_change_takes_effect_on_the_next_request(ctx_app, tmp_path):
 async def test_users_map_to_people_and_the_operator_reads_everything_but_inboxes(ctx_app, tmp_path):
     data = demo_topology_data()
     next(p for p in data["people"] if p["id"] == "lea")["user_ids"] = ["u-1842"]
-    access = AccessResolver(ctx_app, partial(load_topology, write_topology(tmp_path / "t.json", data)))
+    access = ctx_app.access.with_topology(partial(load_topology, write_topology(tmp_path / "t.json", data)))
     assert (await access.resolve_user("u-1842")).person.id == "lea"
     assert (await access.resolve_user("Kenji.Watanabe@kestrel.example")).person.id == "kenji"
     with pytest.raises(UnknownPersonError):

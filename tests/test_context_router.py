@@ -9,8 +9,7 @@ from typer.testing import CliRunner
 
 from config.settings import reset_settings_cache
 from knowledge.app import KnowledgeApp
-from knowledge.context.connectors import ConnectorRequest, ConnectorResult, PostgresConnector, \
-    UnsafeUnfilteredConnector
+from knowledge.context.connectors import CONNECTOR_NAMES, ConnectorRequest, ConnectorResult, UnsafeUnfilteredConnector
 from knowledge.context.guard import PermissionGuard
 from knowledge.context.router import classify_task, query_terms
 from knowledge.context.topology import load_topology
@@ -109,9 +108,9 @@ async def test_a_library_that_only_names_a_person_once_is_not_a_bridge(ctx_app):
     assert "borealis-workspace" not in d.library_ids  # it names Jonas Becker, but says nothing about him
 
 
-@pytest.mark.parametrize("connector", [PostgresConnector, UnsafeUnfilteredConnector])
+@pytest.mark.parametrize("connector", CONNECTOR_NAMES)
 async def test_no_person_is_ever_routed_outside_their_view(ctx_app, connector):
-    router = ctx_app.router.with_connector(connector(ctx_app))
+    router = ctx_app.router.with_connector(ctx_app.search_connector(connector))
     for person in load_topology().people:
         view = await ctx_app.access.resolve(person.id)
         visible = {lib.id for lib in view.libraries}
@@ -123,7 +122,7 @@ async def test_no_person_is_ever_routed_outside_their_view(ctx_app, connector):
 
 async def test_the_guard_drops_what_an_unsafe_connector_returns(ctx_app):
     view = await ctx_app.access.resolve("greta")
-    guard = PermissionGuard(ctx_app.db, UnsafeUnfilteredConnector(ctx_app))
+    guard = PermissionGuard(ctx_app.db, UnsafeUnfilteredConnector(ctx_app.db, ctx_app.query_cache))
     result = await guard.search("Lumen Gateway rate limiting and Orion pilot", None, view.accessible_corpus_ids)
     assert result.returned > result.dropped > 0
     assert {h.corpus_id for h in result.hits} <= set(view.accessible_corpus_ids)
@@ -136,7 +135,7 @@ class ForgingConnector:
     name = "forging"
 
     def __init__(self, kapp: KnowledgeApp, allowed_id, forbidden_id) -> None:
-        self.inner = UnsafeUnfilteredConnector(kapp)
+        self.inner = UnsafeUnfilteredConnector(kapp.db, kapp.query_cache)
         self.allowed_id = allowed_id
         self.forbidden_id = forbidden_id
 

@@ -11,8 +11,8 @@ import pytest
 
 from agents.negentropy.agent import build_root_agent
 from agents.runtime import bind_knowledge_app
-from knowledge.app import KnowledgeApp
 from knowledge.context.permissions import UnknownPersonError
+from knowledge.gateway import ToolGateway
 from knowledge.gateway.adk import through_gateway
 from tests.agent_harness import start_conversation
 from tests.gateway_support import PLANTED_AWS_KEY, Acme, acme  # noqa: F401 - fixture
@@ -56,15 +56,15 @@ def _tool_returning(rows: list[dict[str, Any]]):
 async def test_rows_outside_the_channel_view_are_withheld(acme: Acme) -> None:
     eng, fin = str(acme.corpora["eng_docs"].id), str(acme.corpora["fin_ledger"].id)
 
-    async def engineering_only(user_id: str, kapp: KnowledgeApp) -> list[UUID]:
+    async def engineering_only(user_id: str) -> list[UUID]:
         return [acme.corpora["eng_docs"].id]
 
-    async def app() -> KnowledgeApp:
-        return acme.kapp
+    async def gateway() -> ToolGateway:
+        return acme.kapp.gateway
 
     guarded = through_gateway(_tool_returning([{"corpus_id": eng, "content": "runbook"},
                                                {"corpus_id": fin, "content": "budget"}]),
-                              knowledge_app=app, accessible_corpus_ids=engineering_only)
+                              gateway=gateway, accessible_corpus_ids=engineering_only)
     marker = await acme.audit_marker()
     result = await guarded(tool_context=SessionUser("ivan"))
     assert result == {"status": "success", "results": [{"corpus_id": eng, "content": "runbook"}]}
@@ -73,13 +73,13 @@ async def test_rows_outside_the_channel_view_are_withheld(acme: Acme) -> None:
 
 
 async def test_a_user_the_channel_does_not_know_is_refused(acme: Acme) -> None:
-    async def no_such_person(user_id: str, kapp: KnowledgeApp) -> list[UUID]:
+    async def no_such_person(user_id: str) -> list[UUID]:
         raise UnknownPersonError(user_id, ["olga", "ivan", "fay"])
 
-    async def app() -> KnowledgeApp:
-        return acme.kapp
+    async def gateway() -> ToolGateway:
+        return acme.kapp.gateway
 
-    guarded = through_gateway(_tool_returning([]), knowledge_app=app, accessible_corpus_ids=no_such_person)
+    guarded = through_gateway(_tool_returning([]), gateway=gateway, accessible_corpus_ids=no_such_person)
     marker = await acme.audit_marker()
     result = await guarded(tool_context=SessionUser("stranger"))
     assert result["status"] == "failed" and result["error"].startswith("unknown_person: unknown person 'stranger'")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from config.settings import ApprovalPolicy
-from knowledge.gateway import ToolGateway, gateway_for
+from knowledge.gateway import ToolGateway
 from knowledge.gateway.approval import needs_approval
 from knowledge.gateway.errors import ApprovalInvalidError, ApprovalRequiredError, ForbiddenLibraryError
 from tests.gateway_support import Acme, acme  # noqa: F401 - fixture
@@ -22,7 +22,7 @@ def test_policy_decides_which_tools_need_approval() -> None:
 
 
 async def test_submit_card_runs_once_after_a_reviewer_approves_that_exact_call(acme: Acme) -> None:
-    gateway = gateway_for(acme.kapp)
+    gateway = acme.kapp.gateway
     submit = acme.tool("submit_card")
     marker = await acme.audit_marker()
     with pytest.raises(ApprovalRequiredError) as waiting:
@@ -60,7 +60,7 @@ async def test_submit_card_runs_once_after_a_reviewer_approves_that_exact_call(a
 
 
 async def test_a_card_for_a_forbidden_library_is_refused_before_any_approval_is_filed(acme: Acme) -> None:
-    gateway = gateway_for(acme.kapp)
+    gateway = acme.kapp.gateway
     before = len(await gateway.approvals.list(None))
     with pytest.raises(ForbiddenLibraryError, match="'fin-ledger' is not in ivan's permission view"):
         await gateway.call(acme.tool("submit_card"), {**CARD, "library": "fin-ledger"}, channel="adk",
@@ -69,7 +69,7 @@ async def test_a_card_for_a_forbidden_library_is_refused_before_any_approval_is_
 
 
 async def test_a_rejected_request_can_never_be_spent(acme: Acme) -> None:
-    gateway = gateway_for(acme.kapp)
+    gateway = acme.kapp.gateway
     arguments = {**CARD, "content": "Rotterdam night shift starts at 22:00."}
     with pytest.raises(ApprovalRequiredError) as waiting:
         await gateway.call(acme.tool("submit_card"), arguments, channel="adk", user_id="ivan")
@@ -83,7 +83,7 @@ async def test_a_rejected_request_can_never_be_spent(acme: Acme) -> None:
 
 
 async def test_policy_always_gates_reads_and_never_gates_nothing(acme: Acme) -> None:
-    base = gateway_for(acme.kapp)
+    base = acme.kapp.gateway
     always = ToolGateway(base.db, acme.kapp.settings.model_copy(update={"approval_policy": ApprovalPolicy.always}),
                          base.access, base.limiter)
     with pytest.raises(ApprovalRequiredError):

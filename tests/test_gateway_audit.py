@@ -4,7 +4,6 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from knowledge.gateway import gateway_for
 from knowledge.gateway.errors import InvalidArgumentsError, OversizedRequestError
 from knowledge.gateway.limits import arguments_digest
 from tests.gateway_support import Acme, acme  # noqa: F401 - fixture
@@ -13,7 +12,7 @@ from tests.gateway_support import Acme, acme  # noqa: F401 - fixture
 async def test_an_allowed_call_is_audited_with_digest_size_and_latency(acme: Acme) -> None:
     marker = await acme.audit_marker()
     arguments = {"query": "gripper calibration runbook", "libraries": ["eng-docs"], "limit": 3}
-    result = await gateway_for(acme.kapp).call(acme.tool("search"), arguments, channel="adk", user_id="olga")
+    result = await acme.kapp.gateway.call(acme.tool("search"), arguments, channel="adk", user_id="olga")
     [row] = await acme.audit_rows_after(marker)
     assert (row["channel"], row["person_id"], row["tool"], row["decision"], row["reason"]) == (
         "adk", "olga", "search", "allowed", "")
@@ -30,7 +29,7 @@ async def test_an_allowed_call_is_audited_with_digest_size_and_latency(acme: Acm
     "TRUNCATE gateway_audit",
 ])
 async def test_audit_rows_cannot_be_changed_or_removed(acme: Acme, statement: str) -> None:
-    await gateway_for(acme.kapp).call(acme.tool("search"), {"query": "budget"}, channel="adk", user_id="fay")
+    await acme.kapp.gateway.call(acme.tool("search"), {"query": "budget"}, channel="adk", user_id="fay")
     async with acme.kapp.db.connection() as conn:
         before = await conn.fetchval("SELECT count(*) FROM gateway_audit")
         with pytest.raises(asyncpg.InsufficientPrivilegeError, match="gateway_audit is append-only"):
@@ -39,7 +38,7 @@ async def test_audit_rows_cannot_be_changed_or_removed(acme: Acme, statement: st
 
 
 async def test_oversized_requests_are_refused_before_the_tool_runs(acme: Acme) -> None:
-    gateway = gateway_for(acme.kapp)
+    gateway = acme.kapp.gateway
     limits = acme.kapp.settings.gateway
     marker = await acme.audit_marker()
     with pytest.raises(OversizedRequestError, match=f"the limit is {limits.max_request_bytes}"):
@@ -57,6 +56,6 @@ async def test_oversized_requests_are_refused_before_the_tool_runs(acme: Acme) -
 
 async def test_invalid_arguments_are_explained(acme: Acme) -> None:
     with pytest.raises(InvalidArgumentsError, match="query: Field required"):
-        await gateway_for(acme.kapp).call(acme.tool("search"), {"limit": 3}, channel="adk", user_id="ivan")
+        await acme.kapp.gateway.call(acme.tool("search"), {"limit": 3}, channel="adk", user_id="ivan")
     with pytest.raises(InvalidArgumentsError, match="cannot read 'paragraph 7'"):
-        await gateway_for(acme.kapp).call(acme.tool("read"), {"id": "paragraph 7"}, channel="adk", user_id="ivan")
+        await acme.kapp.gateway.call(acme.tool("read"), {"id": "paragraph 7"}, channel="adk", user_id="ivan")

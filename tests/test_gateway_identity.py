@@ -5,13 +5,12 @@ import hashlib
 
 import pytest
 
-from knowledge.gateway import gateway_for
 from knowledge.gateway.errors import UnknownPersonGatewayError, UnknownTokenError
 from tests.gateway_support import Acme, acme  # noqa: F401 - fixture
 
 
 async def test_token_is_stored_as_salted_hash_and_maps_to_its_person(acme: Acme) -> None:
-    gateway = gateway_for(acme.kapp)
+    gateway = acme.kapp.gateway
     issued = await gateway.issue_token("ivan", "ci agent")
     assert issued.token.startswith(f"ne_{issued.token_id}_")
     secret = issued.token.split("_", 2)[2]
@@ -33,14 +32,14 @@ async def test_token_is_stored_as_salted_hash_and_maps_to_its_person(acme: Acme)
 
 async def test_unknown_person_gets_no_token(acme: Acme) -> None:
     with pytest.raises(UnknownPersonGatewayError, match="'mallory'"):
-        await gateway_for(acme.kapp).issue_token("mallory")
+        await acme.kapp.gateway.issue_token("mallory")
 
 
 @pytest.mark.parametrize("token", [None, "", "not-a-token", "ne_0123456789ab_" + "x" * 48])
 async def test_missing_malformed_or_unknown_token_is_refused_and_audited(acme: Acme, token: str | None) -> None:
     marker = await acme.audit_marker()
     with pytest.raises(UnknownTokenError) as refused:
-        await gateway_for(acme.kapp).call(acme.tool("search"), {"query": "gripper"}, channel="mcp", token=token)
+        await acme.kapp.gateway.call(acme.tool("search"), {"query": "gripper"}, channel="mcp", token=token)
     assert refused.value.code == "unknown_token"
     assert "token" in refused.value.message
     [row] = await acme.audit_rows_after(marker)
@@ -49,7 +48,7 @@ async def test_missing_malformed_or_unknown_token_is_refused_and_audited(acme: A
 
 
 async def test_wrong_secret_and_revoked_token_are_refused(acme: Acme) -> None:
-    gateway = gateway_for(acme.kapp)
+    gateway = acme.kapp.gateway
     issued = await gateway.issue_token("fay")
     forged = issued.token[:-4] + ("aaaa" if not issued.token.endswith("aaaa") else "bbbb")
     with pytest.raises(UnknownTokenError, match=issued.token_id):
@@ -63,10 +62,10 @@ async def test_wrong_secret_and_revoked_token_are_refused(acme: Acme) -> None:
 
 async def test_agent_session_user_id_maps_to_its_person(acme: Acme) -> None:
     marker = await acme.audit_marker()
-    result = await gateway_for(acme.kapp).call(acme.tool("search"), {"query": "gripper calibration"},
+    result = await acme.kapp.gateway.call(acme.tool("search"), {"query": "gripper calibration"},
                                                channel="adk", user_id="ivan-chat")
     assert result["items"]
     [row] = await acme.audit_rows_after(marker)
     assert (row["channel"], row["person_id"], row["token_id"], row["decision"]) == ("adk", "ivan", None, "allowed")
     with pytest.raises(UnknownPersonGatewayError):
-        await gateway_for(acme.kapp).call(acme.tool("search"), {"query": "x"}, channel="adk", user_id="nobody")
+        await acme.kapp.gateway.call(acme.tool("search"), {"query": "x"}, channel="adk", user_id="nobody")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.gateway import ToolGateway, gateway_for
+from knowledge.gateway import ToolGateway
 from knowledge.gateway.errors import NotFoundError, RateLimitedError, UnknownTokenError
 from knowledge.gateway.rate_limit import RateLimiter
 from tests.gateway_support import Acme, acme  # noqa: F401 - fixture
@@ -48,7 +48,7 @@ def test_bad_limits_are_rejected() -> None:
 
 async def test_rate_limit_hit_through_the_gateway_is_refused_and_audited(acme: Acme) -> None:
     clock = FakeClock()
-    base = gateway_for(acme.kapp)
+    base = acme.kapp.gateway
     gateway = ToolGateway(base.db, base.settings, base.access, RateLimiter(rate=1.0, burst=3, clock=clock))
     token = (await gateway.issue_token("olga")).token
     read = acme.tool("read")
@@ -73,7 +73,7 @@ async def test_rate_limit_hit_through_the_gateway_is_refused_and_audited(acme: A
 
 async def test_failed_logins_share_one_bucket(acme: Acme) -> None:
     clock = FakeClock()
-    base = gateway_for(acme.kapp)
+    base = acme.kapp.gateway
     gateway = ToolGateway(base.db, base.settings, base.access, RateLimiter(rate=1.0, burst=2, clock=clock))
     bogus = "ne_0123456789ab_" + "z" * 48
     for _ in range(2):

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 import json
 
-from knowledge.gateway import gateway_for
 from tests.gateway_support import Acme, acme  # noqa: F401 - fixture
 
 
 async def test_a_question_for_a_library_outside_the_view_names_its_owner_and_nothing_of_its_content(
         acme: Acme) -> None:
     marker = await acme.audit_marker()
-    result = await gateway_for(acme.kapp).call(acme.tool("report_gap"), {"question": "When does payroll run?"},
+    result = await acme.kapp.gateway.call(acme.tool("report_gap"), {"question": "When does payroll run?"},
                                                channel="adk", user_id="ivan")
     assert result["gap_found"] is True
     assert (result["gap"]["reason"], result["gap"]["library_id"]) == ("no_access", "fin-ledger")
@@ -22,7 +21,7 @@ async def test_a_question_for_a_library_outside_the_view_names_its_owner_and_not
 
 
 async def test_a_question_the_view_covers_points_at_the_library_to_search(acme: Acme) -> None:
-    result = await gateway_for(acme.kapp).call(
+    result = await acme.kapp.gateway.call(
         acme.tool("report_gap"), {"question": "How do we recalibrate the Mk4 gripper encoder offset?"},
         channel="adk", user_id="ivan")
     assert result["gap_found"] is False and result["gap"] is None

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from knowledge.gateway import ToolGateway, gateway_for
+from knowledge.gateway import ToolGateway
 from knowledge.gateway.limits import TRUNCATION_MARK, fit_result
 from knowledge.gateway.sanitize import Redactions, redact_text
 from tests.gateway_support import PLANTED_AWS_KEY, PLANTED_OPENAI_KEY, Acme, acme  # noqa: F401 - fixture
@@ -52,7 +52,7 @@ def test_oversized_results_drop_trailing_rows_and_say_so() -> None:
 
 
 async def test_planted_keys_in_a_chunk_never_reach_the_caller(acme: Acme) -> None:
-    gateway = gateway_for(acme.kapp)
+    gateway = acme.kapp.gateway
     marker = await acme.audit_marker()
     found = await gateway.call(acme.tool("search"), {"query": "fleet deployment staging uploader access key",
                                                      "libraries": ["eng-docs"]}, channel="adk", user_id="ivan")
@@ -73,7 +73,7 @@ async def test_planted_keys_in_a_chunk_never_reach_the_caller(acme: Acme) -> Non
 
 
 async def test_long_chunk_text_is_capped(acme: Acme) -> None:
-    base = gateway_for(acme.kapp)
+    base = acme.kapp.gateway
     tight = acme.kapp.settings.model_copy(update={"gateway": base.limits.model_copy(update={"max_chunk_chars": 60})})
     gateway = ToolGateway(base.db, tight, base.access, base.limiter)
     found = await gateway.call(acme.tool("search"), {"query": "gripper calibration runbook",

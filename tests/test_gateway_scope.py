@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from knowledge.gateway import CallScope, GatewayTool, gateway_for
+from knowledge.gateway import CallScope, GatewayTool
 from knowledge.gateway.errors import ForbiddenLibraryError, NotFoundError
 from tests.gateway_support import TOPOLOGY, Acme, acme  # noqa: F401 - fixture
 
@@ -15,7 +15,7 @@ from tests.gateway_support import TOPOLOGY, Acme, acme  # noqa: F401 - fixture
 async def test_forbidden_library_is_refused_with_the_callers_libraries(acme: Acme) -> None:
     marker = await acme.audit_marker()
     with pytest.raises(ForbiddenLibraryError) as refused:
-        await gateway_for(acme.kapp).call(acme.tool("search"), {"query": "budget", "libraries": ["fin-ledger"]},
+        await acme.kapp.gateway.call(acme.tool("search"), {"query": "budget", "libraries": ["fin-ledger"]},
                                           channel="adk", user_id="ivan")
     assert "'fin-ledger' is not in ivan's permission view" in refused.value.message
     assert "eng-docs" in refused.value.message and "apollo-ws" in refused.value.message
@@ -25,12 +25,12 @@ async def test_forbidden_library_is_refused_with_the_callers_libraries(acme: Acm
 
 async def test_unknown_library_gets_the_same_answer_as_a_forbidden_one(acme: Acme) -> None:
     with pytest.raises(ForbiddenLibraryError, match="'secret-plans' is not in ivan's permission view"):
-        await gateway_for(acme.kapp).call(acme.tool("search"), {"query": "x", "libraries": ["secret-plans"]},
+        await acme.kapp.gateway.call(acme.tool("search"), {"query": "x", "libraries": ["secret-plans"]},
                                           channel="adk", user_id="ivan")
 
 
 async def test_results_stay_inside_the_view_and_the_named_library(acme: Acme) -> None:
-    gateway = gateway_for(acme.kapp)
+    gateway = acme.kapp.gateway
     fin_id = str(acme.corpora["fin_ledger"].id)
     everything = await gateway.call(acme.tool("search"), {"query": "gripper calibration budget", "limit": 25},
                                     channel="adk", user_id="ivan")
@@ -46,7 +46,7 @@ async def test_results_stay_inside_the_view_and_the_named_library(acme: Acme) ->
 
 
 async def test_read_of_a_chunk_outside_the_view_is_not_found(acme: Acme) -> None:
-    gateway = gateway_for(acme.kapp)
+    gateway = acme.kapp.gateway
     budget = await gateway.call(acme.tool("search"), {"query": "Q3 budget capital expenditure"}, channel="adk",
                                 user_id="fay")
     chunk = next(item for item in budget["items"] if item["library"] == "fin-ledger")
@@ -60,7 +60,7 @@ async def test_read_of_a_chunk_outside_the_view_is_not_found(acme: Acme) -> None
 
 
 async def test_a_permission_change_applies_to_the_next_call(acme: Acme) -> None:
-    gateway = gateway_for(acme.kapp)
+    gateway = acme.kapp.gateway
     arguments = {"query": "budget", "libraries": ["fin-ledger"]}
     with pytest.raises(ForbiddenLibraryError):
         await gateway.call(acme.tool("search"), arguments, channel="adk", user_id="ivan")
@@ -92,7 +92,7 @@ async def test_rows_a_misbehaving_tool_returns_from_outside_the_view_are_withhel
 
     tool = GatewayTool(name="leaky", description="returns rows it should not", arguments=_Nothing, handler=leaky)
     marker = await acme.audit_marker()
-    result = await gateway_for(acme.kapp).call(tool, {}, channel="adk", user_id="ivan")
+    result = await acme.kapp.gateway.call(tool, {}, channel="adk", user_id="ivan")
     assert result == {"items": [{"corpus_id": eng_id, "content": "ok"}], "evidence": []}
     [row] = await acme.audit_rows_after(marker)
     assert (row["decision"], row["result_items"]) == ("allowed", 1)

@@ -7,7 +7,6 @@ import pytest
 from typer.testing import CliRunner
 
 from config.settings import reset_settings_cache
-from knowledge.gateway import gateway_for
 from knowledge.gateway.errors import UnknownTokenError
 from knowledge.gateway.tokens import parse_duration
 from tests.gateway_support import Acme, acme  # noqa: F401 - fixture
@@ -21,7 +20,7 @@ async def _age(acme: Acme, token_id: str, by: timedelta) -> None:
 
 
 async def test_token_works_until_it_expires_then_is_refused_and_audited(acme: Acme) -> None:
-    gateway = gateway_for(acme.kapp)
+    gateway = acme.kapp.gateway
     issued = await gateway.issue_token("ivan", "short-lived", timedelta(hours=1))
     assert issued.expires_at is not None
     result = await gateway.call(acme.tool("search"), {"query": "gripper"}, channel="mcp", token=issued.token)
@@ -37,7 +36,7 @@ async def test_token_works_until_it_expires_then_is_refused_and_audited(acme: Ac
 
 
 async def test_token_without_expiry_never_expires(acme: Acme) -> None:
-    gateway = gateway_for(acme.kapp)
+    gateway = acme.kapp.gateway
     issued = await gateway.issue_token("fay")
     assert issued.expires_at is None
     await _age(acme, issued.token_id, timedelta(days=3650))

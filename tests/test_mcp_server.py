@@ -9,7 +9,6 @@ import pytest
 from mcp import ClientSession
 from mcp.shared.exceptions import MCPError
 
-from knowledge.gateway import gateway_for
 from tests.gateway_support import PLANTED_AWS_KEY, Acme, acme  # noqa: F401 - fixture
 from bench.mcp_harness import http_server, http_session, server_environment, stdio_session
 
@@ -78,7 +77,7 @@ async def gap_and_card(session: ClientSession, acme: Acme) -> None:
     waiting = await session.call_tool("submit_card", card)
     assert waiting.is_error and waiting.structured_content["error"]["code"] == "approval_required"
     approval_id = waiting.structured_content["error"]["approval_id"]
-    await gateway_for(acme.kapp).approvals.decide(approval_id, True, "olga")
+    await acme.kapp.gateway.approvals.decide(approval_id, True, "olga")
     done = await session.call_tool("submit_card", {**card, "approval_id": approval_id})
     assert not done.is_error, done.content
     assert done.structured_content["card"]["review_status"] == "inbox"
@@ -97,7 +96,7 @@ def server_env(acme: Acme, tmp_path: Path) -> dict[str, str]:
 
 
 async def test_stdio_transport(acme: Acme, server_env: dict[str, str], tmp_path: Path) -> None:
-    issued = await gateway_for(acme.kapp).issue_token("ivan", "stdio test")
+    issued = await acme.kapp.gateway.issue_token("ivan", "stdio test")
     marker = await acme.audit_marker()
     errlog = tmp_path / "stdio-server.log"
     try:
@@ -109,7 +108,7 @@ async def test_stdio_transport(acme: Acme, server_env: dict[str, str], tmp_path:
 
 
 async def test_streamable_http_transport(acme: Acme, server_env: dict[str, str], tmp_path: Path) -> None:
-    issued = await gateway_for(acme.kapp).issue_token("ivan", "http test")
+    issued = await acme.kapp.gateway.issue_token("ivan", "http test")
     errlog = tmp_path / "http-server.log"
     try:
         async with http_server(server_env, errlog) as url:

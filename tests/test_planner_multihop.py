@@ -99,8 +99,9 @@ async def test_the_trace_names_every_stage_with_what_it_found(demo_app):
     assert list(stages) == ["embed", "seeds", "seed_entities", "bridges", "expansion", "entity_hops", "fusion", "rerank"]
     assert stages["seeds"].detail["per_corpus"] == {"Project Docs": 20, "Research Papers": 20}
     assert "Project Helios" in stages["seed_entities"].detail["per_corpus"]["Project Docs"]
-    assert any("Aurora Vector Engine" in line and "Project Docs -> Research Papers" in line
-               for line in stages["bridges"].detail["top"])
+    assert any(bridge["via_entity"] == "Aurora Vector Engine"
+               and (bridge["source_corpus"], bridge["target_corpus"]) == ("Project Docs", "Research Papers")
+               for bridge in stages["bridges"].detail["top"])
     assert stages["expansion"].detail["candidates"] > 0
     # one ranking per corpus, the expansion's and the entity hops'
     assert stages["fusion"].detail["rrf_k"] == 60 and stages["fusion"].detail["rankings"] == 4

@@ -29,7 +29,7 @@ def test_all_seven_cases_are_defined():
 @pytest.mark.parametrize("connector", ["postgres", "unsafe"])
 @pytest.mark.parametrize("case", SCOPE_CASES, ids=[c.name for c in SCOPE_CASES])
 async def test_scope_case(ctx_app, tmp_path, case, connector):
-    rows = await run_scope_eval(ctx_app, tmp_path, connectors=[connector], cases=[case])
+    rows = await run_scope_eval(ctx_app.router, {connector: ctx_app.search_connector(connector)}, tmp_path, cases=[case])
     assert len(rows) == len(case.before) + len(case.checks)
     for row in rows:
         assert row.leaked_rows == 0, row
@@ -52,7 +52,8 @@ async def test_a_stale_index_built_for_the_old_view_never_serves_it(ctx_app, tmp
     papers = await ctx_app.corpora.get("papers")
     ctx_app.retrieval.neighbourhoods.clear()
     embedding_hits = ctx_app.query_cache.hits
-    rows = await run_scope_eval(ctx_app, tmp_path, connectors=["postgres", "unsafe"], cases=[case])
+    rows = await run_scope_eval(ctx_app.router, {name: ctx_app.search_connector(name) for name in ("postgres", "unsafe")},
+                                tmp_path, cases=[case])
     cached_scopes = [key[2] for key in ctx_app.retrieval.neighbourhoods._entries]  # (kind, entity, scope, variant)
     assert any(papers.id in scope for scope in cached_scopes), "the old view's neighbourhoods should be cached"
     assert ctx_app.query_cache.hits > embedding_hits

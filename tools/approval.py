@@ -6,12 +6,14 @@ every gated tool, never asks for none.
 from __future__ import annotations
 
 from typing import Any, Awaitable, Callable
+from uuid import UUID
 
 from google.adk.tools import FunctionTool
 
 from agents.access import accessible_corpus_ids_for
 from agents.runtime import knowledge_app
 from config.settings import ApprovalPolicy
+from knowledge.gateway import ToolGateway
 from knowledge.gateway.adk import through_gateway
 
 HIGH_RISK_TOOLS = frozenset({"ingest_to_corpus"})
@@ -43,11 +45,19 @@ class ApprovalGate:
         return await self.condition(**call_args) if self.condition else True
 
 
+async def _app_gateway() -> ToolGateway:
+    return (await knowledge_app()).gateway
+
+
+async def _session_view(user_id: str) -> list[UUID]:
+    return await accessible_corpus_ids_for(user_id, await knowledge_app())
+
+
 def gated_tool(func: Callable[..., Any], condition: ApprovalCondition | None = None,
                outer: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None) -> FunctionTool:
     """``func`` as an ADK tool whose calls pass the approval gate, then the tool gateway (identity, rate
     limit, audit, leak check, sanitising; knowledge/gateway/adk.py). ``outer`` wraps the gateway call too
     (ingest keeps the note when the gateway itself fails, e.g. with the database down)."""
-    guarded = through_gateway(func, knowledge_app=knowledge_app, accessible_corpus_ids=accessible_corpus_ids_for)
+    guarded = through_gateway(func, gateway=_app_gateway, accessible_corpus_ids=_session_view)
     return FunctionTool(outer(guarded) if outer else guarded,
                         require_confirmation=ApprovalGate(func.__name__, condition))

@@ -10,7 +10,6 @@ from typing import Any, Optional
 from google.adk.tools import ToolContext
 
 from agents.session_context import STRICT_SCOPE
-from knowledge.graph.global_search import search_knowledge_graph_global as global_search
 from knowledge.retrieval.results import SearchHit
 from tools.results import hit_to_tool_dict, response_to_tool_dict
 from tools.scope import ToolScope, resolve_tool_scope
@@ -89,7 +88,7 @@ async def search_knowledge_graph_global(query: str, tool_context: ToolContext,
         return {"status": "failed", "error": "the query is empty"}
     scope = await resolve_tool_scope(tool_context, corpus_ids)
     requested = scope.requested if scope.requested is not None else scope.accessible
-    result = await global_search(scope.kapp, query, requested, scope.accessible, limit=5)
+    result = await scope.kapp.search_graph_global(query, requested, scope.accessible, limit=5)
     return {"status": "success", **result.to_dict(), **_scope_notes(scope)}
 
 

@@ -15,21 +15,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
 
 from knowledge.context.permissions import AccessResolver, ResolvedView, \
     inbox_corpus_name
 from knowledge.context.topology import LOCAL_OPERATOR_USER, ContextLibrary
-from knowledge.corpora import Corpus
+from knowledge.corpora import Corpus, CorpusRegistry
+from knowledge.db.database import Database
 from knowledge.db.queries import cards as q
 from knowledge.db.queries.cards import CardRecord as Card
+from knowledge.embedding import QueryEmbeddingCache
 from knowledge.ingest.documents import Document
-from knowledge.ingest.pipeline import IngestReport, content_hash
+from knowledge.ingest.pipeline import IngestPipeline, IngestReport, content_hash
 from knowledge.metrics import knowledge_cards_total
 from knowledge.retrieval.scope import parse_corpus_id
-
-if TYPE_CHECKING:
-    from knowledge.app import KnowledgeApp
 
 MAX_CARD_CHARS = 20_000
 CARD_SOURCES = ("chat", "cli", "api")
@@ -62,10 +60,14 @@ class CardError(ValueError):
 
 
 class KnowledgeCards:
-    def __init__(self, kapp: "KnowledgeApp", access: AccessResolver) -> None:
-        self.kapp = kapp
+    def __init__(self, db: Database, corpora: CorpusRegistry, pipeline: IngestPipeline,
+                 query_cache: QueryEmbeddingCache, access: AccessResolver) -> None:
+        self.db = db
+        self.corpora = corpora
+        self.pipeline = pipeline
+        self.query_cache = query_cache  # cleared when a card changes what a search can find
         self.access = access
-        self.app_name = kapp.corpora.app_name
+        self.app_name = corpora.app_name
 
     # ------------------------------------------------------------------ submit
     async def submit(self, author: str, content: str, target: str, *, title: str = "", source: str = "cli",
@@ -91,12 +93,12 @@ class KnowledgeCards:
         library, corpus = self._target(view, target)
         author_id = view.person.id if view.person else LOCAL_OPERATOR_USER
         publishes = view.person is None or library.owner == author_id
-        inbox = None if publishes else await self.kapp.corpora.create(
+        inbox = None if publishes else await self.corpora.create(
             inbox_corpus_name(author_id), f"Inbox: {view.person.name}",
             f"Unpromoted knowledge cards of {view.person.name}")
         title = title.strip() or text.splitlines()[0][:80]
         extra = dict(metadata or {})
-        async with self.kapp.db.transaction() as conn:
+        async with self.db.transaction() as conn:
             card, created = await q.insert_card(conn, self.app_name, author_id, title, text, content_hash(text),
                                                 source, library.id, corpus.id, inbox.id if inbox else None, extra)
             if created:
@@ -107,12 +109,12 @@ class KnowledgeCards:
         try:
             if publishes:
                 return await self._publish_own(card)
-            report = await self.kapp.ingest_documents(
+            report = await self.pipeline.ingest_documents(
                 inbox, [Document(source_uri=f"card:{card.id}", text=text, title=title, metadata={"title": title})],
                 extra_metadata={**extra, "card_id": str(card.id), "card_author": author_id,
                                 "review_status": CardStatus.inbox.value, "target_library": library.id})
         except Exception:
-            async with self.kapp.db.connection() as conn:
+            async with self.db.connection() as conn:
                 await q.delete_card(conn, card.id)  # no half-made card: the caller keeps the text and the error
             raise
         knowledge_cards_total.labels(action="submitted").inc()
@@ -128,14 +130,14 @@ class KnowledgeCards:
 
     async def _publish_own(self, card: Card) -> "CardReceipt":
         """The owner's own card for their library (or the operator's): promoted without a second reviewer."""
-        async with self.kapp.db.transaction() as conn:
+        async with self.db.transaction() as conn:
             report = await self._promote(card, card.author)
             updated = await q.mark_decided(conn, card.id, CardStatus.promoted.value, card.author,
                                            "published by the library owner", (CardStatus.inbox.value,),
                                            report.chunks_total)
             await q.insert_card_event(conn, card.id, card.author, CardStatus.inbox.value, CardStatus.promoted.value,
                                       "published by the library owner")
-        self.kapp.query_cache.clear()
+        self.query_cache.clear()
         knowledge_cards_total.labels(action="promoted").inc()
         return CardReceipt(updated, report.chunks_added, report.chunks_skipped)
 
@@ -161,7 +163,7 @@ class KnowledgeCards:
 
     # ------------------------------------------------------------------ review
     async def get(self, card_id: int) -> Card:
-        async with self.kapp.db.connection() as conn:
+        async with self.db.connection() as conn:
             card = await q.select_card(conn, self.app_name, card_id)
         if card is None:
             raise CardError(f"no knowledge card {card_id}")
@@ -169,21 +171,21 @@ class KnowledgeCards:
 
     async def mine(self, author: str) -> list[Card]:
         await self.access.resolve(author)
-        async with self.kapp.db.connection() as conn:
+        async with self.db.connection() as conn:
             return await q.select_cards_by_author(conn, self.app_name, author)
 
     async def queue(self, reviewer: str) -> list[Card]:
         """Open cards (inbox or reviewed) that ``reviewer`` may review now."""
         view = await self.access.resolve(reviewer)
         libraries = [g.library.id for g in view.grants if _is_reviewer(g.library, reviewer)]
-        async with self.kapp.db.connection() as conn:
+        async with self.db.connection() as conn:
             cards = await q.select_cards_for_libraries(conn, self.app_name, libraries, OPEN_STATUSES)
         by_id = {lib.id: lib for lib in view.libraries}
         return [c for c in cards if _may_review(by_id[c.target_library], reviewer, c.author)]
 
     async def review(self, card_id: int, reviewer: str, note: str = "") -> Card:
         """inbox -> reviewed."""
-        async with self.kapp.db.transaction() as conn:
+        async with self.db.transaction() as conn:
             card = await self._locked(conn, card_id)
             await self._check_reviewer(card, reviewer)
             if card.review_status != CardStatus.inbox.value:
@@ -197,7 +199,7 @@ class KnowledgeCards:
         """reviewed -> promoted (ingested into the target corpus), or inbox / reviewed -> rejected."""
         if decision not in ("promote", "reject"):
             raise CardError(f"decision must be 'promote' or 'reject', got {decision!r}")
-        async with self.kapp.db.transaction() as conn:
+        async with self.db.transaction() as conn:
             card = await self._locked(conn, card_id)
             await self._check_reviewer(card, reviewer)
             if decision == "promote":
@@ -213,20 +215,20 @@ class KnowledgeCards:
                 await q.delete_card_chunks(conn, card.inbox_corpus_id, card.id)
             updated = await q.mark_decided(conn, card_id, status, reviewer, note, allowed_from, promoted)
             await q.insert_card_event(conn, card_id, reviewer, card.review_status, status, note)
-        self.kapp.query_cache.clear()
+        self.query_cache.clear()
         knowledge_cards_total.labels(action=status).inc()
         return updated
 
     async def events(self, card_id: int) -> list[dict]:
-        async with self.kapp.db.connection() as conn:
+        async with self.db.connection() as conn:
             return [dict(r) for r in await q.select_card_events(conn, card_id)]
 
     async def _promote(self, card: Card, reviewer: str) -> IngestReport:
-        corpora = await self.kapp.corpora.by_ids([card.target_corpus_id])
+        corpora = await self.corpora.by_ids([card.target_corpus_id])
         if not corpora:
             raise CardError(f"the target corpus of card {card.id} no longer exists")
         source_uri = str(card.metadata.get("source_uri") or f"card:{card.id}")
-        report = await self.kapp.ingest_documents(
+        report = await self.pipeline.ingest_documents(
             corpora[0], [Document(source_uri=source_uri, text=card.content, title=card.title,
                                   metadata={"title": card.title})],
             extra_metadata={**card.metadata, "card_id": str(card.id), "card_author": card.author,

@@ -4,7 +4,7 @@ A connector gets a request that already says which corpora to search and which t
 returns hits that name their chunk ids. Connectors are not trusted: :class:`~knowledge.context.guard.
 PermissionGuard` re-checks every row they return. Two implementations:
 
-* :class:`PostgresConnector` - the production engine: ``kapp.retrieval.search`` (planner / legacy hybrid
+* :class:`PostgresConnector` - the production engine: ``UnifiedRetrievalService.search`` (planner / legacy hybrid
   search over pgvector + full-text, row-level security inside the database);
 * :class:`UnsafeUnfilteredConnector` - a deliberately misbehaving engine that ignores every filter, used
   by the scope evaluation and tests to show that the guard alone keeps forbidden rows out.
@@ -12,17 +12,17 @@ PermissionGuard` re-checks every row they return. Two implementations:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 from uuid import UUID
 
 from knowledge.corpora import Corpus
+from knowledge.db.database import Database
 from knowledge.db.queries import context as context_queries
 from knowledge.db.queries import corpora as corpus_queries
+from knowledge.embedding import QueryEmbeddingCache
 from knowledge.retrieval.legacy import hit_from_record
 from knowledge.retrieval.results import RetrievalResponse, SearchHit
-
-if TYPE_CHECKING:
-    from knowledge.app import KnowledgeApp
+from knowledge.retrieval.service import UnifiedRetrievalService
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class ConnectorRequest:
 @dataclass
 class ConnectorResult:
     hits: list[SearchHit]
-    response: RetrievalResponse | None = None  # the retrieval trace, when the engine is kapp.retrieval
+    response: RetrievalResponse | None = None  # the retrieval trace, when the engine is the retrieval service
 
 
 class SearchConnector(Protocol):
@@ -49,11 +49,11 @@ class SearchConnector(Protocol):
 class PostgresConnector:
     name = "postgres"
 
-    def __init__(self, kapp: "KnowledgeApp") -> None:
-        self.kapp = kapp
+    def __init__(self, retrieval: UnifiedRetrievalService) -> None:
+        self.retrieval = retrieval
 
     async def search(self, request: ConnectorRequest) -> ConnectorResult:
-        response = await self.kapp.retrieval.search(
+        response = await self.retrieval.search(
             request.query, list(request.corpus_ids), list(request.accessible_corpus_ids), limit=request.limit,
             strict_scope=request.strict_scope)
         return ConnectorResult(response.hits, response)
@@ -65,13 +65,18 @@ class UnsafeUnfilteredConnector:
 
     name = "unsafe"
 
-    def __init__(self, kapp: "KnowledgeApp") -> None:
-        self.kapp = kapp
+    def __init__(self, db: Database, query_cache: QueryEmbeddingCache) -> None:
+        self.db = db
+        self.query_cache = query_cache
 
     async def search(self, request: ConnectorRequest) -> ConnectorResult:
-        embedding = self.kapp.query_cache.embed_query(request.query)
-        async with self.kapp.db.connection() as conn:
+        embedding = self.query_cache.embed_query(request.query)
+        async with self.db.connection() as conn:
             rows = await context_queries.unsafe_search_every_corpus(conn, embedding, request.limit)
             ids = list({r["corpus_id"] for r in rows})
             corpora = {r["id"]: Corpus.from_record(r) for r in await corpus_queries.select_corpora_by_ids(conn, ids)}
         return ConnectorResult([hit_from_record(row, corpora[row["corpus_id"]]) for row in rows])
+
+
+# The engines the scope evaluation can run (``negentropy eval scope --connector``).
+CONNECTOR_NAMES = (PostgresConnector.name, UnsafeUnfilteredConnector.name)

@@ -20,24 +20,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Mapping, Sequence
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from knowledge.context.connectors import ConnectorRequest, ConnectorResult, PostgresConnector, SearchConnector, \
-    UnsafeUnfilteredConnector
+from knowledge.context.connectors import ConnectorRequest, ConnectorResult, SearchConnector
 from knowledge.context.permissions import AccessResolver, ResolvedView
 from knowledge.context.router import ContextRouter
 from knowledge.context.topology import DEMO_TOPOLOGY_PATH, load_topology, parse_topology
 from knowledge.retrieval.results import SearchHit
 
-if TYPE_CHECKING:
-    from knowledge.app import KnowledgeApp
-
 EVIDENCE_PER_LIBRARY = 5
-CONNECTORS: dict[str, Callable[["KnowledgeApp"], SearchConnector]] = {
-    "postgres": PostgresConnector, "unsafe": UnsafeUnfilteredConnector}
 _TOKEN_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W_]+|[^\w\s]", re.UNICODE)
 
 
@@ -172,22 +166,23 @@ class ScopeEvalError(RuntimeError):
     pass
 
 
-async def run_scope_eval(kapp: "KnowledgeApp", workdir: Path, *, connectors: Sequence[str] = tuple(CONNECTORS),
+async def run_scope_eval(router: ContextRouter, connectors: Mapping[str, SearchConnector], workdir: Path, *,
                          cases: Sequence[ScopeCase] = SCOPE_CASES,
                          base_topology: Path = DEMO_TOPOLOGY_PATH) -> list[ScopeRow]:
-    """Every case with every connector; ``workdir`` receives the edited topology copies."""
+    """Every case with every connector (by name), each through a copy of ``router`` over an edited copy of the
+    topology and that connector; ``workdir`` receives the edited topology copies."""
     base = json.loads(Path(base_topology).read_text(encoding="utf-8"))
     rows: list[ScopeRow] = []
-    for connector_name in connectors:
+    for connector_name, connector in connectors.items():
         for case in cases:
             path = Path(workdir) / f"topology-{connector_name}-{re.sub(r'[^a-z]+', '-', case.name)}.json"
             path.write_text(json.dumps(base, ensure_ascii=False, indent=1), encoding="utf-8")
-            access = AccessResolver(kapp, partial(load_topology, path))
-            counting = CountingConnector(CONNECTORS[connector_name](kapp))
-            router = ContextRouter(kapp, access, counting)
+            access = router.access.with_topology(partial(load_topology, path))
+            counting = CountingConnector(connector)
+            case_router = router.with_access(access).with_connector(counting)
             phase = "before" if case.change else ""
             for check in case.before:
-                rows.append(await _run_check(kapp, access, router, counting, case.name, phase, check))
+                rows.append(await _run_check(access, case_router, counting, case.name, phase, check))
             if case.change is not None:
                 edited = json.loads(path.read_text(encoding="utf-8"))
                 case.change(edited)
@@ -195,14 +190,14 @@ async def run_scope_eval(kapp: "KnowledgeApp", workdir: Path, *, connectors: Seq
                 path.write_text(json.dumps(edited, ensure_ascii=False, indent=1), encoding="utf-8")
                 phase = "after"
             for check in case.checks:
-                rows.append(await _run_check(kapp, access, router, counting, case.name, phase, check))
+                rows.append(await _run_check(access, case_router, counting, case.name, phase, check))
     return rows
 
 
-async def _run_check(kapp: "KnowledgeApp", access: AccessResolver, router: ContextRouter,
-                     counting: CountingConnector, case: str, phase: str, check: ScopeCheck) -> ScopeRow:
+async def _run_check(access: AccessResolver, router: ContextRouter, counting: CountingConnector, case: str,
+                     phase: str, check: ScopeCheck) -> ScopeRow:
     view = await access.resolve(check.person)
-    every_corpus = {c.name: c.id for c in await kapp.corpora.list()}
+    every_corpus = {c.name: c.id for c in await access.corpora.list()}
     forbidden = _forbidden_corpus_ids(view, check, every_corpus)
     counting.rows.clear()
     routed = await router.search_view(check.query, view, None)
@@ -296,11 +291,9 @@ def _coverage(phrases: Sequence[str], hits: Sequence[SearchHit]) -> tuple[float,
     return 1 - len(missing) / len(phrases), missing
 
 
-async def run_context_eval(kapp: "KnowledgeApp", questions: Sequence[ContextQuestion],
-                           router: ContextRouter | None = None) -> list[ContextRow]:
+async def run_context_eval(router: ContextRouter, questions: Sequence[ContextQuestion]) -> list[ContextRow]:
     """Route each question as its person, then load ``EVIDENCE_PER_LIBRARY`` passages per library from the
     routed libraries and, for comparison, from every library the person can read."""
-    router = router or kapp.router
     rows: list[ContextRow] = []
     for q in questions:
         view = await router.access.resolve(q.person)

@@ -14,16 +14,12 @@ Everyone also sees their own card inbox (unpromoted knowledge cards); nobody els
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
-from typing import TYPE_CHECKING, Callable
+from typing import Callable, Collection
 from uuid import UUID
 
 from knowledge.context.topology import INBOX_CORPUS_PREFIX, ContextLibrary, LibraryScope, \
-    Person, ProjectStatus, ScopeKind, Topology, Visibility, load_topology
-from knowledge.corpora import Corpus
-
-if TYPE_CHECKING:
-    from knowledge.app import KnowledgeApp
+    Person, ProjectStatus, ScopeKind, Topology, Visibility
+from knowledge.corpora import Corpus, CorpusRegistry
 
 TopologyLoader = Callable[[], Topology]
 
@@ -133,18 +129,24 @@ class ResolvedView:
 
 
 class AccessResolver:
-    """Permission views over the current topology file and corpus table."""
+    """Permission views over the current topology (``topology_loader``, called on every request) and the
+    corpus table; ``local_operator_users`` are the session users who read as the local operator."""
 
-    def __init__(self, kapp: "KnowledgeApp", topology_loader: TopologyLoader = load_topology) -> None:
-        self.kapp = kapp
-        self._load = (partial(load_topology, kapp.settings.topology_path) if topology_loader is load_topology
-                      else topology_loader)
+    def __init__(self, corpora: CorpusRegistry, topology_loader: TopologyLoader,
+                 local_operator_users: Collection[str]) -> None:
+        self.corpora = corpora
+        self._load = topology_loader
+        self.local_operator_users = frozenset(local_operator_users)
+
+    def with_topology(self, topology_loader: TopologyLoader) -> "AccessResolver":
+        """The same resolver over another topology (the scope evaluation edits copies of it)."""
+        return AccessResolver(self.corpora, topology_loader, self.local_operator_users)
 
     def topology(self) -> Topology:
         return self._load()
 
     async def _corpora_by_name(self) -> dict[str, Corpus]:
-        return {c.name: c for c in await self.kapp.corpora.list()}
+        return {c.name: c for c in await self.corpora.list()}
 
     async def resolve(self, person_id: str) -> ResolvedView:
         topology = self.topology()
@@ -167,7 +169,7 @@ class AccessResolver:
     async def resolve_user(self, user_id: str) -> ResolvedView:
         """The view of an agent / AG-UI session user: a person (by id, email or listed user id), or the local
         operator for the ``local_operator_users`` setting. Unknown users raise UnknownPersonError (fail closed)."""
-        if user_id in self.kapp.settings.local_operator_users:
+        if user_id in self.local_operator_users:
             return await self.resolve_operator()
         return await self.resolve(self.person_for_user(user_id).id)
 

@@ -24,17 +24,21 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Iterable, Sequence
 from uuid import UUID
 
 import numpy as np
 
-from knowledge.context.connectors import PostgresConnector, SearchConnector
+from config.settings import RouterSettings
+from knowledge.context.connectors import SearchConnector
 from knowledge.context.guard import GuardedResult, PermissionGuard
 from knowledge.context.permissions import AccessResolver, ResolvedView
 from knowledge.context.topology import ContextLibrary, RoutingRule, ScopeKind, Topology, Visibility
 from knowledge.corpora import resolve_names
+from knowledge.corpora import CorpusRegistry
+from knowledge.db.database import Database
 from knowledge.db.queries import context as context_queries
+from knowledge.embedding import Embedder, QueryEmbeddingCache
 from knowledge.graph.extraction import OfflineExtractor
 from knowledge.graph.normalize import normalize_name
 from knowledge.ingest.segmentation import segment_for_search
@@ -42,9 +46,6 @@ from knowledge.metrics import context_knowledge_gaps_total, context_routed_libra
 from knowledge.pg_text import clean_text
 from knowledge.retrieval.query_intent import classify_query, needs_graph_expansion
 from knowledge.retrieval.results import RetrievalResponse, SearchHit
-
-if TYPE_CHECKING:
-    from knowledge.app import KnowledgeApp
 
 DEFAULT_TASK_KIND = "question"
 _ENTITY_BONUS = 0.05
@@ -207,17 +208,28 @@ def _cosine_max(query: np.ndarray, vectors: Iterable[np.ndarray]) -> float:
 
 
 class ContextRouter:
-    def __init__(self, kapp: "KnowledgeApp", access: AccessResolver, connector: SearchConnector | None = None) -> None:
-        self.kapp = kapp
+    def __init__(self, *, db: Database, corpora: CorpusRegistry, query_cache: QueryEmbeddingCache, embedder: Embedder,
+                 settings: RouterSettings, access: AccessResolver, connector: SearchConnector) -> None:
+        self.db = db
+        self.corpora = corpora
+        self.query_cache = query_cache
+        self.embedder = embedder
         self.access = access
-        self.settings = kapp.settings.router
-        self.guard = PermissionGuard(kapp.db, connector or PostgresConnector(kapp))
+        self.settings = settings
+        self.guard = PermissionGuard(db, connector)
         self._extractor = OfflineExtractor()
         # library descriptions from the topology (metadata only, no corpus content) -> embedding
         self._profile_vectors: dict[str, np.ndarray] = {}
 
     def with_connector(self, connector: SearchConnector) -> "ContextRouter":
-        return ContextRouter(self.kapp, self.access, connector)
+        return self._rewired(self.access, connector)
+
+    def with_access(self, access: AccessResolver) -> "ContextRouter":
+        return self._rewired(access, self.guard.connector)
+
+    def _rewired(self, access: AccessResolver, connector: SearchConnector) -> "ContextRouter":
+        return ContextRouter(db=self.db, corpora=self.corpora, query_cache=self.query_cache, embedder=self.embedder,
+                             settings=self.settings, access=access, connector=connector)
 
     # ------------------------------------------------------------------ entry points
     async def view_for(self, person_id: str | None) -> ResolvedView:
@@ -269,7 +281,7 @@ class ContextRouter:
             context_routed_libraries.observe(0)
             return RoutingDecision(view.who, query, task, entities, [], [], gap)
         accessible = view.accessible_corpus_ids
-        query_vector = await asyncio.to_thread(self.kapp.query_cache.embed_query, query)
+        query_vector = await asyncio.to_thread(self.query_cache.embed_query, query)
         stats, entity_hits, probes, profiles = await asyncio.gather(
             self._stats(accessible), self._entity_matches(accessible, entities),
             asyncio.gather(*(self.guard.search(query, c.corpus_ids, accessible, limit=self.settings.probe_limit,
@@ -358,7 +370,7 @@ class ContextRouter:
         others = [c for c in ranked if c not in selected]
         if not evidence_chunks or not others:
             return
-        async with self.kapp.db.scoped(accessible) as conn:
+        async with self.db.scoped(accessible) as conn:
             named = await context_queries.select_chunk_entities(conn, accessible, evidence_chunks)
         asked = [normalize_name(query)] + [normalize_name(e) for e in query_entities]
         bridges = {r["name_normalized"]: r["canonical_name"] for r in named
@@ -385,7 +397,7 @@ class ContextRouter:
     async def _probe_bridge(self, c: LibraryScore, names: list[str], query: str, accessible: list[UUID]) -> None:
         """The second hop's probe: the question with the bridge entities named, in the library that holds them."""
         hop_query = f"{query} {' '.join(names)}"
-        hop_vector = await asyncio.to_thread(self.kapp.query_cache.embed_query, hop_query)
+        hop_vector = await asyncio.to_thread(self.query_cache.embed_query, hop_query)
         probe = await self.guard.search(hop_query, c.corpus_ids, accessible, limit=self.settings.probe_limit,
                                         strict_scope=True)
         own = set(c.corpus_ids)
@@ -430,7 +442,7 @@ class ContextRouter:
         """Thin evidence in the corpora a request named itself."""
         if not guarded.searched_corpus_ids:
             return None
-        query_vector = await asyncio.to_thread(self.kapp.query_cache.embed_query, query)
+        query_vector = await asyncio.to_thread(self.query_cache.embed_query, query)
         evidence = _cosine_max(query_vector, guarded.embeddings.values())
         if evidence >= self.settings.min_relevance:
             return None
@@ -468,7 +480,7 @@ class ContextRouter:
 
     # ------------------------------------------------------------------ data for scoring
     async def _stats(self, corpus_ids: list[UUID]) -> dict[UUID, tuple[int, datetime | None]]:
-        async with self.kapp.db.scoped(corpus_ids) as conn:
+        async with self.db.scoped(corpus_ids) as conn:
             rows = await context_queries.select_corpus_stats(conn, corpus_ids)
         return {r["id"]: (r["chunk_count"], r["updated_at"]) for r in rows}
 
@@ -477,14 +489,14 @@ class ContextRouter:
         keys = [k for k in dict.fromkeys(normalize_name(e) for e in entities) if k]
         if not keys:
             return {}
-        async with self.kapp.db.scoped(corpus_ids) as conn:
+        async with self.db.scoped(corpus_ids) as conn:
             rows = await context_queries.select_entity_matches(conn, corpus_ids, keys, min_degree)
         return {r["corpus_id"]: list(r["names"]) for r in rows}
 
     async def _profiles(self, libraries: list[ContextLibrary]) -> list[np.ndarray]:
         missing = [lib.profile_text for lib in libraries if lib.profile_text not in self._profile_vectors]
         if missing:
-            vectors = await asyncio.to_thread(self.kapp.embedder.embed, list(dict.fromkeys(missing)))
+            vectors = await asyncio.to_thread(self.embedder.embed, list(dict.fromkeys(missing)))
             self._profile_vectors.update(zip(dict.fromkeys(missing), vectors))
         return [self._profile_vectors[lib.profile_text] for lib in libraries]
 

@@ -1,14 +1,12 @@
 """The tool gateway: identity, scope, approval, audit, rate limits and sanitising for every tool call."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from config import Settings
+from knowledge.context.permissions import AccessResolver
+from knowledge.db.database import Database
 from knowledge.gateway.errors import GatewayError
 from knowledge.gateway.gateway import CallScope, Caller, GatewayTool, ToolGateway
 from knowledge.gateway.rate_limit import RateLimiter
-
-if TYPE_CHECKING:
-    from knowledge.app import KnowledgeApp
 
 # One limiter per database and app in this process, so every gateway built for it shares the buckets.
 _limiters: dict[tuple[str, str, float, int], RateLimiter] = {}
@@ -22,11 +20,11 @@ def shared_limiter(dsn: str, app_name: str, rate: float, burst: int) -> RateLimi
     return limiter
 
 
-def gateway_for(kapp: "KnowledgeApp") -> ToolGateway:
-    """The gateway over ``kapp``: its permission views (``kapp.access``), the process-wide rate limits."""
-    limits = kapp.settings.gateway
-    limiter = shared_limiter(kapp.db.dsn, kapp.settings.app_name, limits.rate_per_second, limits.rate_burst)
-    return ToolGateway(kapp.db, kapp.settings, kapp.access, limiter)
+def gateway_for(db: Database, settings: Settings, access: AccessResolver) -> ToolGateway:
+    """The gateway over these permission views, with the process-wide rate limits of the database and app."""
+    limits = settings.gateway
+    limiter = shared_limiter(db.dsn, settings.app_name, limits.rate_per_second, limits.rate_burst)
+    return ToolGateway(db, settings, access, limiter)
 
 
 __all__ = ["CallScope", "Caller", "GatewayError", "GatewayTool", "ToolGateway", "gateway_for", "shared_limiter"]

@@ -11,24 +11,23 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
 from knowledge.context.permissions import UnknownPersonError
-from knowledge.gateway import gateway_for
 from knowledge.gateway.audit import DATABASE_ERRORS
 from knowledge.gateway.errors import GatewayError
-from knowledge.gateway.gateway import CallScope, GatewayTool
-
-if TYPE_CHECKING:
-    from knowledge.app import KnowledgeApp
+from knowledge.gateway.gateway import CallScope, GatewayTool, ToolGateway
 
 logger = logging.getLogger(__name__)
 
 CONTEXT_PARAMETER = "tool_context"
-ChannelView = Callable[[str, "KnowledgeApp"], Awaitable[list[UUID]]]
+# The corpora the channel lets its session user read (raises UnknownPersonError for a user it does not know).
+ChannelView = Callable[[str], Awaitable[list[UUID]]]
+# The gateway of the running app (opened lazily by the agent runtime, so a provider rather than a value).
+GatewayProvider = Callable[[], Awaitable[ToolGateway]]
 
 
 class AgentToolArguments(BaseModel):
@@ -38,8 +37,7 @@ class AgentToolArguments(BaseModel):
 
 
 def through_gateway(func: Callable[..., Awaitable[dict[str, Any]]], *,
-                    knowledge_app: Callable[[], Awaitable["KnowledgeApp"]],
-                    accessible_corpus_ids: ChannelView) -> Callable[..., Awaitable[dict[str, Any]]]:
+                    gateway: GatewayProvider, accessible_corpus_ids: ChannelView) -> Callable[..., Awaitable[dict[str, Any]]]:
     """``func`` (an async ADK tool taking ``tool_context``) with every call passing the gateway."""
 
     @functools.wraps(func)
@@ -52,9 +50,9 @@ def through_gateway(func: Callable[..., Awaitable[dict[str, Any]]], *,
 
         tool = GatewayTool(name=func.__name__, description=func.__doc__ or func.__name__,
                            arguments=AgentToolArguments, handler=run, rows_field="results")
-        kapp = await knowledge_app()
+        tool_gateway = await gateway()
         try:
-            corpora: list[UUID] | None = await accessible_corpus_ids(tool_context.user_id, kapp)
+            corpora: list[UUID] | None = await accessible_corpus_ids(tool_context.user_id)
         except UnknownPersonError:
             corpora = None  # the gateway then looks the user up in the topology itself, and refuses
         except DATABASE_ERRORS as exc:
@@ -65,8 +63,8 @@ def through_gateway(func: Callable[..., Awaitable[dict[str, Any]]], *,
             corpora = []
         try:
             # ADK runs a tool only after its confirmation gate passed, so the channel approved this call.
-            return await gateway_for(kapp).call(tool, arguments, channel="adk", user_id=tool_context.user_id,
-                                                channel_corpus_ids=corpora, approved_by_channel=True)
+            return await tool_gateway.call(tool, arguments, channel="adk", user_id=tool_context.user_id,
+                                           channel_corpus_ids=corpora, approved_by_channel=True)
         except GatewayError as exc:
             return {"status": "failed", "error": f"{exc.code}: {exc.message}", "gateway": exc.to_dict()}
 

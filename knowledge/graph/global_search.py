@@ -14,19 +14,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
 from knowledge.corpora import Corpus
+from knowledge.db.database import Database
 from knowledge.db.queries import chunks as chunk_queries
 from knowledge.db.queries import corpora as corpus_queries
 from knowledge.db.queries import graph as gq
+from knowledge.embedding import QueryEmbeddingCache
 from knowledge.ingest.segmentation import segment_for_search
 from knowledge.retrieval.citations import assign_citations
 from knowledge.retrieval.results import SearchHit
 from knowledge.retrieval.scope import effective_scope
-
-if TYPE_CHECKING:
-    from knowledge.app import KnowledgeApp
 
 CANDIDATES_PER_LIMIT = 8
 MEMBERS_PER_COMMUNITY = 10
@@ -96,8 +95,9 @@ def _pick(rows: list, scores: dict[int, float], limit: int) -> list:
     return picked
 
 
-async def search_knowledge_graph_global(kapp: "KnowledgeApp", query: str, corpus_ids: Iterable[object] | None,
-                                        accessible_corpus_ids: Iterable[object], limit: int = 5) -> GlobalSearchResult:
+async def search_knowledge_graph_global(db: Database, query_cache: QueryEmbeddingCache, query: str,
+                                        corpus_ids: Iterable[object] | None, accessible_corpus_ids: Iterable[object],
+                                        limit: int = 5) -> GlobalSearchResult:
     if accessible_corpus_ids is None:
         raise TypeError("accessible_corpus_ids is required")
     if limit < 1:
@@ -105,8 +105,8 @@ async def search_knowledge_graph_global(kapp: "KnowledgeApp", query: str, corpus
     scope = effective_scope(None if corpus_ids is None else list(corpus_ids), list(accessible_corpus_ids))
     if scope.is_empty or not query.strip():
         return GlobalSearchResult(query, "empty", rejected_corpus_ids=list(scope.rejected))
-    embedding = kapp.query_cache.embed_query(query)
-    async with kapp.db.scoped(scope.effective) as conn:
+    embedding = query_cache.embed_query(query)
+    async with db.scoped(scope.effective) as conn:
         rows = await gq.search_communities(conn, embedding, segment_for_search(query), scope.effective,
                                            limit * CANDIDATES_PER_LIMIT)
         scores = _scores(rows)

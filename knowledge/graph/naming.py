@@ -5,7 +5,7 @@ import re
 from typing import Iterable, Sequence
 
 from knowledge.graph.normalize import name_tokens, normalize_name
-from knowledge.graph.resolution import STOPWORDS
+from knowledge.graph.name_features import STOPWORDS
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 LATIN_PREFIX = 4

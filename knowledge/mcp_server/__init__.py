@@ -1,24 +1,31 @@
 """MCP server exposing the context libraries to other agents; the gateway is the security boundary."""
 from __future__ import annotations
 
-from knowledge.app import KnowledgeApp
-from knowledge.gateway import gateway_for
-from knowledge.gateway.gateway import GatewayTool
+from typing import Sequence
+
+from config.settings import GatewaySettings
+from knowledge.context.cards import KnowledgeCards
+from knowledge.context.router import ContextRouter
+from knowledge.corpora import CorpusRegistry
+from knowledge.db.database import Database
+from knowledge.gateway.gateway import GatewayTool, ToolGateway
 from knowledge.mcp_server.context_tools import report_gap_tool, submit_card_tool
 from knowledge.mcp_server.libraries import library_list_tool, library_read_tool
 from knowledge.mcp_server.reading import read_tool, search_tool
 from knowledge.mcp_server.server import NegentropyMcpServer
 
 
-def library_tools(kapp: KnowledgeApp) -> list[GatewayTool]:
-    """The four MCP tools: search, read, report_gap, submit_card (over kapp's router and cards)."""
-    return [search_tool(kapp, kapp.router), read_tool(kapp),
-            report_gap_tool(kapp.router, kapp.settings.gateway.max_query_chars), submit_card_tool(kapp.cards)]
+def library_tools(*, db: Database, corpora: CorpusRegistry, router: ContextRouter, cards: KnowledgeCards,
+                  limits: GatewaySettings) -> list[GatewayTool]:
+    """The four MCP tools: search, read, report_gap, submit_card (over the router and the cards)."""
+    return [search_tool(db, router, limits), read_tool(db, corpora, limits),
+            report_gap_tool(router, limits.max_query_chars), submit_card_tool(cards)]
 
 
-def build_mcp_server(kapp: KnowledgeApp, *, stdio_token: str | None = None) -> NegentropyMcpServer:
-    return NegentropyMcpServer(gateway_for(kapp), library_tools(kapp), library_list_tool(), library_read_tool(),
-                               stdio_token=stdio_token)
+def build_mcp_server(gateway: ToolGateway, tools: Sequence[GatewayTool], *,
+                     stdio_token: str | None = None) -> NegentropyMcpServer:
+    """The server: ``tools`` and the library resources, every call through ``gateway``."""
+    return NegentropyMcpServer(gateway, tools, library_list_tool(), library_read_tool(), stdio_token=stdio_token)
 
 
 __all__ = ["NegentropyMcpServer", "build_mcp_server", "library_tools"]

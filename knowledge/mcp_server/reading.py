@@ -6,8 +6,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from knowledge.app import KnowledgeApp
+from config.settings import GatewaySettings
 from knowledge.context.router import ContextRouter
+from knowledge.corpora import CorpusRegistry
+from knowledge.db.database import Database
 from knowledge.db.queries import gateway as q
 from knowledge.gateway.errors import InvalidArgumentsError, NotFoundError, OversizedRequestError
 from knowledge.gateway.gateway import CallScope, GatewayTool
@@ -59,8 +61,7 @@ def _hit_item(hit: SearchHit, scope: CallScope, document_ids: dict[int, str]) ->
     return item
 
 
-def search_tool(kapp: KnowledgeApp, router: ContextRouter) -> GatewayTool:
-    limits = kapp.settings.gateway
+def search_tool(db: Database, router: ContextRouter, limits: GatewaySettings) -> GatewayTool:
 
     async def search(scope: CallScope, args: SearchArguments) -> dict[str, Any]:
         if len(args.query) > limits.max_query_chars:
@@ -73,7 +74,7 @@ def search_tool(kapp: KnowledgeApp, router: ContextRouter) -> GatewayTool:
                                          strict_scope=args.strict_scope)
         hits = found.hits if all(h.citation_id for h in found.hits) else assign_citations(found.hits)
         response = found.guarded.response
-        async with kapp.db.scoped(scope.accessible_corpus_ids) as conn:
+        async with db.scoped(scope.accessible_corpus_ids) as conn:
             document_ids = await q.select_document_ids(conn, [h.chunk_id for h in hits], scope.accessible_corpus_ids)
         searched = (found.decision.library_ids if found.decision is not None
                     else [library.id for library in scope.requested_libraries])
@@ -114,8 +115,8 @@ def _chunk_item(row: Any, scope: CallScope, labels: dict[Any, str]) -> dict[str,
     }
 
 
-def read_tool(kapp: KnowledgeApp) -> GatewayTool:
-    max_chunks = kapp.settings.gateway.max_document_chunks
+def read_tool(db: Database, corpora: CorpusRegistry, limits: GatewaySettings) -> GatewayTool:
+    max_chunks = limits.max_document_chunks
 
     async def read(scope: CallScope, args: ReadArguments) -> dict[str, Any]:
         wanted = args.id.strip()
@@ -125,7 +126,7 @@ def read_tool(kapp: KnowledgeApp) -> GatewayTool:
                                         "from a search result")
         accessible = scope.accessible_corpus_ids
         # The corpus filter and the reader role's row-level security both bound this read to the view.
-        async with kapp.db.scoped(accessible) as conn:
+        async with db.scoped(accessible) as conn:
             if chunk is not None:
                 row = await q.select_chunk(conn, int(chunk.group(1)), accessible)
                 rows = [row] if row is not None else []
@@ -133,7 +134,7 @@ def read_tool(kapp: KnowledgeApp) -> GatewayTool:
                 rows = await q.select_document_chunks(conn, document.group(1), accessible, max_chunks + 1)
         if not rows:
             raise NotFoundError(f"{wanted} is not in any library you can see")
-        labels = {c.id: c.label for c in await kapp.corpora.by_ids(list({r["corpus_id"] for r in rows}))}
+        labels = {c.id: c.label for c in await corpora.by_ids(list({r["corpus_id"] for r in rows}))}
         result: dict[str, Any] = {"id": wanted, "items": [_chunk_item(r, scope, labels) for r in rows[:max_chunks]]}
         if len(rows) > max_chunks:
             result["truncated"] = True

@@ -57,6 +57,6 @@ class BridgeStage:
         bridges = state.bridges
         corpora = state.request.corpora
         return {"count": len(bridges), "sources": len(seeds), "strict_scope": state.request.strict_scope,
-                "top": [f"{corpora[b.source_corpus_id].label} -> {corpora[b.target_corpus_id].label} via "
-                        f"{b.canonical_name} ({b.bridge_type}, {b.hops} hop{'s' if b.hops > 1 else ''})"
-                        for b in bridges[:_TRACE_TOP]]}
+                "top": [{"source_corpus": corpora[b.source_corpus_id].label,
+                         "target_corpus": corpora[b.target_corpus_id].label, "via_entity": b.canonical_name,
+                         "bridge_type": b.bridge_type, "hops": b.hops} for b in bridges[:_TRACE_TOP]]}
