@@ -97,13 +97,13 @@ def start_variant(name: str, extra_env: dict[str, str], dsn: str, data_dir: Path
     return process, f"http://127.0.0.1:{port}"
 
 
-def wait_ready(servers: dict[str, tuple[subprocess.Popen, str]], data_dir: Path) -> None:
+def wait_ready(servers: dict[str, tuple[subprocess.Popen, str]]) -> None:
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     pending = dict(servers)
     while pending and time.monotonic() < deadline:
         for name, (process, url) in list(pending.items()):
             if process.poll() is not None:
-                raise SystemExit(f"{name} exited early:\n{(data_dir / f'{name}.log').read_text(errors='replace')}")
+                raise SystemExit(f"e2e stack: {name} exited with code {process.returncode} before it was ready")
             try:
                 if httpx.get(f"{url}/api/corpora", timeout=5).status_code == 200:
                     del pending[name]
@@ -111,7 +111,7 @@ def wait_ready(servers: dict[str, tuple[subprocess.Popen, str]], data_dir: Path)
                 pass
         time.sleep(1)
     if pending:
-        raise SystemExit(f"not ready within {START_TIMEOUT_SECONDS} s: {', '.join(pending)} (logs in {data_dir})")
+        raise SystemExit(f"e2e stack: not ready within {START_TIMEOUT_SECONDS} s: {', '.join(pending)}")
 
 
 def stop(servers: dict[str, tuple[subprocess.Popen, str]]) -> None:
@@ -125,21 +125,20 @@ def stop(servers: dict[str, tuple[subprocess.Popen, str]]) -> None:
             os.killpg(process.pid, signal.SIGKILL)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--state-file", type=Path, required=True)
-    parser.add_argument("--demo-data-dir", type=Path, help="NE_DATA_DIR of a finished `negentropy demo` to copy")
-    args = parser.parse_args()
-    data_dir = Path(tempfile.mkdtemp(prefix="negentropy-e2e-"))
-    postgres = start_embedded_server((args.demo_data_dir or data_dir) / "postgres")
-    copy_name = f"negentropy_e2e_{os.getpid()}" if args.demo_data_dir else None
-    dsn = asyncio.run(copy_database(postgres.get_uri(), copy_name)) if copy_name else postgres.get_uri()
+def print_logs(data_dir: Path, lines: int = 40) -> None:
+    for log in sorted(data_dir.glob("*.log")):
+        tail = log.read_text(errors="replace").splitlines()[-lines:]
+        print(f"--- {log.name} (last {len(tail)} lines)", *tail, sep="\n", file=sys.stderr, flush=True)
+
+
+def serve(args: argparse.Namespace, dsn: str, data_dir: Path, copied: bool) -> None:
+    """Prepare the database, start the instances, write the state file and wait for a stop signal."""
     started = time.monotonic()
-    corpora = asyncio.run(prepare_database(dsn, data_dir, demo_ingested=copy_name is not None))
-    print(f"e2e stack: demo corpora {'copied' if copy_name else 'ingested'} in {time.monotonic() - started:.0f} s",
+    corpora = asyncio.run(prepare_database(dsn, data_dir, demo_ingested=copied))
+    print(f"e2e stack: demo corpora {'copied' if copied else 'ingested'} in {time.monotonic() - started:.0f} s",
           flush=True)
     started = time.monotonic()
-    servers = {name: start_variant(name, env, dsn, data_dir) for name, env in VARIANTS.items()}
+    servers: dict[str, tuple[subprocess.Popen, str]] = {}
     stopping = False
 
     def on_signal(*_: object) -> None:
@@ -149,17 +148,40 @@ def main() -> None:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     try:
-        wait_ready(servers, data_dir)
+        servers.update((name, start_variant(name, env, dsn, data_dir)) for name, env in VARIANTS.items())
+        wait_ready(servers)
         args.state_file.write_text(json.dumps({"servers": {n: url for n, (_, url) in servers.items()},
                                                "corpora": corpora, "dsn": dsn, "logs": str(data_dir)}))
         print(f"e2e stack: {len(servers)} servers ready in {time.monotonic() - started:.0f} s", flush=True)
         while not stopping and all(p.poll() is None for p, _ in servers.values()):
             time.sleep(0.5)
+        if not stopping:
+            print("e2e stack: a server stopped before the suite ended", file=sys.stderr, flush=True)
+            print_logs(data_dir)
+    except BaseException:
+        print_logs(data_dir)
+        raise
     finally:
         stop(servers)
-        if copy_name:
-            asyncio.run(drop_database(postgres.get_uri(), copy_name))
-        postgres.cleanup()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--state-file", type=Path, required=True)
+    parser.add_argument("--demo-data-dir", type=Path, help="NE_DATA_DIR of a finished `negentropy demo` to copy")
+    args = parser.parse_args()
+    data_dir = Path(tempfile.mkdtemp(prefix="negentropy-e2e-"))
+    copy_name = f"negentropy_e2e_{os.getpid()}" if args.demo_data_dir else None
+    postgres = None
+    try:
+        postgres = start_embedded_server((args.demo_data_dir or data_dir) / "postgres")
+        dsn = asyncio.run(copy_database(postgres.get_uri(), copy_name)) if copy_name else postgres.get_uri()
+        serve(args, dsn, data_dir, copied=copy_name is not None)
+    finally:
+        if postgres is not None:
+            if copy_name:
+                asyncio.run(drop_database(postgres.get_uri(), copy_name))
+            postgres.cleanup()
         shutil.rmtree(data_dir, ignore_errors=True)
 
 
