@@ -11,6 +11,22 @@ function runErrors(events: AgentEvent[]): AgentEvent[] {
   return events.filter((e) => e.type === "RUN_ERROR");
 }
 
+interface SearchResult {
+  strict_scope: boolean;
+  results: { corpus_label: string; evidence_type: string }[];
+}
+
+/** The structured result of the run's search_knowledge_base call. */
+function searchResult(events: AgentEvent[]): SearchResult {
+  const call = events.find((e) => e.type === "TOOL_CALL_START" && e.toolCallName === "search_knowledge_base");
+  const result = events.find((e) => e.type === "TOOL_CALL_RESULT" && e.toolCallId === call?.toolCallId);
+  return JSON.parse(String(result?.content)) as SearchResult;
+}
+
+function expandedLabels(result: SearchResult): string[] {
+  return result.results.filter((r) => r.evidence_type === "graph_expanded").map((r) => r.corpus_label);
+}
+
 function lastSnapshot(events: AgentEvent[]): Record<string, unknown> {
   const snapshots = events.filter((e) => e.type === "STATE_SNAPSHOT");
   return (snapshots[snapshots.length - 1]?.snapshot ?? {}) as Record<string, unknown>;
@@ -101,6 +117,30 @@ test("several @Corpus, multi-hop: bridges collapsed with the path; survives a re
   expect(lastSnapshot(events).corpus_ids).toEqual([stack().corpora.project_docs, stack().corpora.papers]);
   await expect(page.getByTestId("turn")).toHaveCount(2);
   await keepScreenshot(page, "06-reload-keeps-conversation");
+});
+
+test("strict-scope toggle: cross-corpus expansion stays inside the mentioned corpora", async ({ page }) => {
+  await openChat(page, stack().servers.main);
+  const open = searchResult(await ask(page, `${MULTI_HOP} @project_docs @papers`));
+  expect(open.strict_scope).toBe(false);
+  expect(expandedLabels(open)).toContain("Team Notes"); // readable by sofia, never mentioned
+  await page.getByTestId("strict-scope").check();
+  await page.getByTestId("new-chat").click();
+  let strictProp: unknown;
+  const events = await ask(page, `${MULTI_HOP} @project_docs @papers`, (body) => {
+    strictProp = body.forwardedProps.strict_scope;
+    return body;
+  });
+  expect(strictProp).toBe(true);
+  expect(runErrors(events)).toEqual([]);
+  const strict = searchResult(events);
+  expect(strict.strict_scope).toBe(true);
+  expect(expandedLabels(strict)).not.toContain("Team Notes");
+  const turn = lastTurn(page);
+  await expect(turn.getByTestId("answer-meta")).toContainText("Strict scope");
+  await expect(turn.getByTestId("bridge-path").filter({ hasText: "via Aurora Vector Engine" })).not.toHaveCount(0);
+  await expect(turn.getByText("(from Corpus: Team Notes)")).toHaveCount(0);
+  await keepScreenshot(page, "06b-strict-scope");
 });
 
 test("several @Corpus, overview questions use the global-summary tool", async ({ page }) => {
