@@ -54,8 +54,8 @@ async def _workspace(kapp) -> dict[str, str]:
                         ("kenji_notes", "Kenji Notes"), ("li_na_notes", "Li Na Notes")]:
         corpus = await kapp.corpora.create(name, label, f"{label} of the test")
         ids[name] = str(corpus.id)
-    await kapp.ingest_documents(await kapp.corpora.get("kenji_notes"),
-                                [Document(source_uri="k.md", title="Reindex", text="The reindex dry run took 4 hours.")])
+    note = Document(source_uri="k.md", title="Reindex", text="The reindex dry run took 4 hours.")
+    await kapp.ingest_documents(await kapp.corpora.get("kenji_notes"), [note])
     return ids
 
 
