@@ -31,7 +31,10 @@ function UserText({ text }: { text: string }) {
 
 export function TurnView({ turn, corpora, isLast, running, error, onDecide, t }: Props) {
   const sources = answerSources(turn);
-  const text = answerBody(turn.texts.join("\n\n"), sources);
+  // texts that answer an approval (the save's outcome) follow its card
+  const split = turn.approval?.textsBefore ?? turn.texts.length;
+  const text = answerBody(turn.texts.slice(0, split).join("\n\n"), sources);
+  const outcome = turn.texts.slice(split).join("\n\n");
   const working = isLast && running;
   return (
     <section className="turn" data-testid="turn">
@@ -43,7 +46,7 @@ export function TurnView({ turn, corpora, isLast, running, error, onDecide, t }:
         <div className="who">{t.agent}</div>
         <div className="bubble">
           {text ? <div className="answer-text" data-testid="answer-text">{text}</div> : null}
-          {!text && working ? <div className="muted" data-testid="working">{t.thinking}</div> : null}
+          {!text && !outcome && working ? <div className="muted" data-testid="working">{t.thinking}</div> : null}
           {sources.tool ? (
             <div className="answer-meta" data-testid="answer-meta" data-tool={sources.tool} data-mode={sources.mode ?? ""}>
               {t.searchedWith} <code>{sources.tool}</code>
@@ -78,6 +81,7 @@ export function TurnView({ turn, corpora, isLast, running, error, onDecide, t }:
           {turn.approval ? (
             <ApprovalCard approval={turn.approval} corpora={corpora} canDecide={isLast && !running} onDecide={onDecide} t={t} />
           ) : null}
+          {outcome ? <div className="answer-text outcome" data-testid="answer-text">{outcome}</div> : null}
           {error ? <div className="error" role="alert" data-testid="error">{error}</div> : null}
         </div>
       </div>

@@ -40,7 +40,7 @@ describe("buildTurns", () => {
   });
 
   it("turns the agent's tool confirmation into a pending approval, then records the answer", () => {
-    expect(buildTurns(messages)[1].approval).toEqual({ toolCallId: "c2", tool: "ingest_to_corpus", args: { text: "retro on Friday", corpus_id: "t" } });
+    expect(buildTurns(messages)[1].approval).toEqual({ toolCallId: "c2", tool: "ingest_to_corpus", args: { text: "retro on Friday", corpus_id: "t" }, textsBefore: 0 });
     const answered = buildTurns([...messages, { id: "t2", role: "tool", toolCallId: "c2", content: '{"confirmed": false}' }]);
     expect(answered[1].approval?.decision).toBe(false);
   });

@@ -36,6 +36,7 @@ export interface Approval {
   tool: string; // the gated tool (ingest_to_corpus)
   args: Record<string, unknown>; // its arguments: text, corpus_id
   decision?: boolean; // the person's answer, once given
+  textsBefore: number; // how many of the turn's texts came before the request (the rest answer it)
 }
 
 export interface Turn {
@@ -84,7 +85,8 @@ export function buildTurns(messages: readonly Message[]): Turn[] {
         turn.tools.push(run);
         if (run.name === CONFIRMATION_TOOL) {
           const original = (run.args.originalFunctionCall ?? {}) as { name?: string; args?: Record<string, unknown> };
-          turn.approval = { toolCallId: call.id, tool: String(original.name ?? ""), args: original.args ?? {} };
+          turn.approval = { toolCallId: call.id, tool: String(original.name ?? ""), args: original.args ?? {},
+            textsBefore: turn.texts.length };
         }
       }
     } else if (message.role === "tool") {
