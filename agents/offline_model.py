@@ -4,9 +4,10 @@ It reads what a hosted model reads - the system instruction (with the session co
 conversation and the tools on offer - and acts by rule:
 * with `transfer_to_agent` (root): ingest hint + corpora -> InternalizationFaculty; small talk without
   corpora -> a short reply; anything else -> PerceptionFaculty;
-* with the search tools (Perception): overview words -> search_knowledge_graph_global, paper-level
-  questions -> search_knowledge_graph_with_papers, otherwise search_knowledge_base; after the result, an
-  extractive answer with IEEE citations, "(from Corpus: X)" and the cross-corpus links;
+* with the search tools (Perception): overview words -> search_knowledge_graph_global, questions asking for
+  papers -> search_knowledge_graph_with_papers, otherwise search_knowledge_base; after the result, an
+  extractive answer that follows the chain of a multi-hop question, with IEEE citations, "(from Corpus: X)",
+  the cross-corpus links and the router's knowledge gap (who to ask);
 * with `ingest_to_corpus` (Internalization): several corpora -> asks which one; one corpus -> saves the
   note; after the result, says what happened.
 """
@@ -41,6 +42,8 @@ _SMALL_TALK_RE = re.compile(
 _PAPER_RE = re.compile(r"\b(?:papers?|publications?|articles?|authors?|venues?|published|cited?)\b|论文|文献|作者|发表",
                        re.IGNORECASE)
 _PAPER_CORPUS_RE = re.compile(r"paper|research|publication|论文|文献", re.IGNORECASE)
+# what a question asks for: "which city", "what method", "where", "when" (a paper lookup only when it is papers)
+_ASKED_FOR_RE = re.compile(r"\b(?:which|what)\s+(\w+)|\b(?:where|when)\b", re.IGNORECASE)
 
 
 def _agent_answer(quoted_parts: list[str]) -> str:
@@ -120,6 +123,9 @@ def _root(turn: Turn) -> Reply:
 
 def _wants_papers(turn: Turn) -> bool:
     if "search_knowledge_graph_with_papers" not in turn.tools or not _PAPER_RE.search(turn.query):
+        return False
+    asked_for = _ASKED_FOR_RE.search(turn.query)  # "the city of the paper's lead author" is not a paper lookup
+    if asked_for is not None and not _PAPER_RE.fullmatch(asked_for.group(1) or ""):
         return False
     scope = turn.context.corpora_in_scope
     return not scope or any(_PAPER_CORPUS_RE.search(f"{ref.name} {ref.label}") for ref in scope)

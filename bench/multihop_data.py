@@ -21,6 +21,7 @@ class Question:
     question: str
     answer: str
     gold_keys: tuple[str, ...]
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass
@@ -53,7 +54,8 @@ def _musique_question(item: dict) -> tuple[Question, list[Passage]]:
     passages = [Passage(passage_key(p["title"], p["paragraph_text"]), p["title"], p["paragraph_text"])
                 for p in item["paragraphs"]]
     gold = tuple(p.key for p, raw in zip(passages, item["paragraphs"]) if raw.get("is_supporting"))
-    return Question(str(item["id"]), item["question"], str(item.get("answer", "")), gold), passages
+    aliases = tuple(str(a) for a in item.get("answer_aliases") or ())
+    return Question(str(item["id"]), item["question"], str(item.get("answer", "")), gold, aliases), passages
 
 
 def _hotpot_question(item: dict) -> tuple[Question, list[Passage]]:

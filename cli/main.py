@@ -122,6 +122,18 @@ def serve(host: str = typer.Option("127.0.0.1", help="Interface to bind (loopbac
     run_server(host, port, user)
 
 
+@app.command("web")
+def web(host: str = typer.Option("127.0.0.1", help="Interface the web app binds (loopback by default)"),
+        port: int = typer.Option(3000, help="TCP port of the web app"),
+        agent_port: int = typer.Option(8000, help="TCP port of the agent's AG-UI server (loopback)"),
+        user: str = typer.Option("local", help="Person the agent acts for (no sign-in yet)"),
+        rebuild: bool = typer.Option(False, help="Run `next build` again even if web/.next exists")) -> None:
+    """Start the agent's AG-UI server and the Next.js chat app (web/), and print the URL to open."""
+    from cli.web import run_web
+
+    run_web(host, port, agent_port, user, rebuild)
+
+
 @app.command("demo")
 @run_async
 async def demo() -> None:

@@ -9,6 +9,8 @@ from knowledge.ingest.pipeline import IngestReport
 from knowledge.retrieval.planner.explain import bridge_lines
 from knowledge.retrieval.results import RetrievalResponse, SearchHit
 
+PARTIAL_INGEST_EXIT_CODE = 2  # some files or records were skipped (named in the report) and the rest landed
+
 
 # `negentropy ingest`: some files or records were skipped (named in the report) and the rest landed
 PARTIAL_INGEST_EXIT_CODE = 2
