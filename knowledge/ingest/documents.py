@@ -123,14 +123,13 @@ def _load_json(path: Path, uri: str, raw: str) -> LoadedFile:
 
 def _load_pdf(path: Path, uri: str) -> list[Document]:
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
 
     try:
         reader = PdfReader(str(path))
         pages = [page.extract_text() or "" for page in reader.pages]
         title = (reader.metadata.title if reader.metadata and reader.metadata.title else "") or path.stem
-    except (PdfReadError, ValueError, KeyError, OSError) as exc:
-        raise DocumentLoadError(f"unreadable PDF: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - a malformed PDF raises anything inside pypdf (TypeError, limits ...)
+        raise DocumentLoadError(f"unreadable PDF: {type(exc).__name__}: {exc}") from exc
     text = "\n\n".join(p.strip() for p in pages if p.strip())
     if not text:
         raise DocumentLoadError("the PDF has no text layer (scanned pages are not supported)")
