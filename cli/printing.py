@@ -12,10 +12,6 @@ from knowledge.retrieval.results import RetrievalResponse, SearchHit
 PARTIAL_INGEST_EXIT_CODE = 2  # some files or records were skipped (named in the report) and the rest landed
 
 
-# `negentropy ingest`: some files or records were skipped (named in the report) and the rest landed
-PARTIAL_INGEST_EXIT_CODE = 2
-
-
 def print_ingest_report(report: IngestReport) -> None:
     files = f"{report.files} files, " if report.files else ""
     console.print(f"[bold]{escape(report.corpus)}[/]: {files}{report.documents} documents, {report.chunks_total} "

@@ -59,7 +59,7 @@ def _traced_lines(text: str) -> int:
 
 def test_chunking_work_is_linear_in_the_input_whatever_the_sentence_length():
     tiny = lambda n: "a. " * n  # noqa: E731 - 260 one-word sentences fill an 800-character chunk
-    long = lambda n: " ".join(f"Sentence number {i} talks at some length about topic {i}." for i in range(n))  # noqa: E731
+    long = lambda n: " ".join(f"Sentence {i} talks at some length about topic {i}." for i in range(n))  # noqa: E731
     for make in (tiny, long):
         small, large = _traced_lines(make(2_000)), _traced_lines(make(8_000))
         assert 3.6 <= large / small <= 4.4, "4x the input is 4x the work"

@@ -1,8 +1,8 @@
 """Property test of the ingest and search entry points on hostile input (Hypothesis).
 
 Random folders (random bytes, text in random encodings, NULs and lone surrogates, huge lines, deep and broken
-JSON / JSONL, unsupported suffixes, files over the size limit) are ingested twice into a fresh corpus, then
-searched with random unicode queries. Asserted: nothing raises; every error names a file of the folder;
+JSON / JSONL, damaged PDFs, unsupported suffixes, files over the size limit) are ingested twice into a fresh
+corpus, then searched with random unicode queries. Asserted: nothing raises; every error names a file of the folder;
 every chunk of every file the loader accepted is in the database (nothing that landed is lost); the re-run
 adds nothing and the rows are unchanged (nothing duplicated); search returns only rows of the corpus.
 """
@@ -24,6 +24,7 @@ from knowledge.ingest.chunking import chunk_text
 from knowledge.ingest.documents import DocumentLoadError, load_file
 from knowledge.ingest.pipeline import content_hash, storable
 from tests.conftest import make_settings
+from tests.pdf_fixture import write_text_pdf
 
 MAX_FILE_BYTES = 40_000
 EXAMPLES = 25
@@ -42,6 +43,15 @@ _json_value = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), _t
 _record = st.one_of(_json_value, st.fixed_dictionaries({"title": _words, "text": _text}))
 
 
+def _pdf_bytes() -> bytes:
+    with tempfile.TemporaryDirectory() as folder:
+        write_text_pdf(Path(folder) / "base.pdf", ["Helios depends on the Aurora Vector Engine.", "Second page."])
+        return (Path(folder) / "base.pdf").read_bytes()
+
+
+_PDF = _pdf_bytes()
+
+
 def _encoded(text: str, encoding: str) -> bytes:
     # lone surrogates go into the UTF encodings as they are (invalid UTF-8); other encodings drop what they lack
     return text.encode(encoding, errors="surrogatepass" if encoding.startswith("utf") else "ignore")
@@ -49,9 +59,17 @@ def _encoded(text: str, encoding: str) -> bytes:
 
 @st.composite
 def _file(draw: st.DrawFn) -> tuple[str, bytes]:
-    suffix = draw(st.sampled_from(SUFFIXES))
-    kind = draw(st.sampled_from(("text", "text", "records", "records", "bytes", "deep", "oversized")))
-    if kind == "bytes":
+    kind = draw(st.sampled_from(("text", "text", "records", "records", "bytes", "pdf", "deep", "oversized")))
+    # mostly the suffix the content suits, sometimes any (a .pdf of text, a .json of bytes, no suffix)
+    suited = {"text": (".txt", ".md"), "records": (".json", ".jsonl"), "pdf": (".pdf",)}.get(kind, (".txt", ".json"))
+    suffix = draw(st.sampled_from(suited)) if draw(st.integers(0, 3)) else draw(st.sampled_from(SUFFIXES))
+    if kind == "pdf":  # a real PDF with a few bytes overwritten, cut out or inserted
+        content = bytearray(_PDF)
+        for _ in range(draw(st.integers(0, 12))):
+            at = draw(st.integers(0, len(content) - 1))
+            content[at:at + draw(st.integers(0, 20))] = draw(st.binary(max_size=20))
+        content = bytes(content)
+    elif kind == "bytes":
         content = draw(st.binary(max_size=600))
     elif kind == "deep":
         depth = draw(st.integers(500, 20_000))
@@ -156,7 +174,7 @@ async def _check(kapp: KnowledgeApp, files: list[tuple[str, bytes]], queries: li
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
 @given(files=st.lists(_file(), min_size=1, max_size=4),
        queries=st.lists(st.one_of(_unicode, _words), min_size=1, max_size=2))

@@ -1,12 +1,16 @@
 """Bad input does not abort an ingest: it is cleaned or named per file, per document or per record."""
 import json
 import random
+import shutil
 import string
+from pathlib import Path
 
 from config.settings import ChunkingSettings
 from knowledge.app import KnowledgeApp
 from knowledge.ingest.documents import Document
 from tests.conftest import make_settings
+
+DAMAGED_PDFS = Path(__file__).parent / "data" / "damaged_pdfs"
 
 
 async def _contents(kapp, corpus) -> dict[str, str]:
@@ -85,3 +89,16 @@ async def test_deeply_nested_json_is_a_clear_error_not_a_crash(kapp, tmp_path):
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     report = await kapp.ingest_path(corpus, tmp_path / "deep.json")
     assert [e.message for e in report.errors] == ["JSON nested too deeply to read"]
+
+
+async def test_damaged_pdfs_that_crash_inside_pypdf_are_named_not_fatal(kapp, tmp_path):
+    # found by fuzzing: pypdf raises TypeError and LimitReachedError (neither a PdfReadError) on these
+    corpus = await kapp.corpora.create("pdfs")
+    folder = tmp_path / "pdfs"
+    shutil.copytree(DAMAGED_PDFS, folder)
+    (folder / "note.txt").write_text("A note that must land beside the damaged PDFs.", encoding="utf-8")
+    report = await kapp.ingest_path(corpus, folder)
+    failed = {Path(e.source_uri).name: e.message for e in report.errors}
+    assert set(failed) == {"type_error.pdf", "limit_reached.pdf"}
+    assert all(m.startswith("unreadable PDF: ") for m in failed.values())
+    assert report.chunks_added == 1

@@ -49,10 +49,7 @@ class LoadedFile:
 
 
 @dataclass
-class LoadedPath:
-    documents: list[Document] = field(default_factory=list)
-    errors: list[LoadError] = field(default_factory=list)
-    notices: list[LoadNotice] = field(default_factory=list)
+class LoadedPath(LoadedFile):
     files: int = 0
 
 
@@ -126,14 +123,13 @@ def _load_json(path: Path, uri: str, raw: str) -> LoadedFile:
 
 def _load_pdf(path: Path, uri: str) -> list[Document]:
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
 
     try:
         reader = PdfReader(str(path))
         pages = [page.extract_text() or "" for page in reader.pages]
         title = (reader.metadata.title if reader.metadata and reader.metadata.title else "") or path.stem
-    except (PdfReadError, ValueError, KeyError, OSError) as exc:
-        raise DocumentLoadError(f"unreadable PDF: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - a malformed PDF raises anything inside pypdf (TypeError, limits ...)
+        raise DocumentLoadError(f"unreadable PDF: {type(exc).__name__}: {exc}") from exc
     text = "\n\n".join(p.strip() for p in pages if p.strip())
     if not text:
         raise DocumentLoadError("the PDF has no text layer (scanned pages are not supported)")
@@ -143,11 +139,11 @@ def _load_pdf(path: Path, uri: str) -> list[Document]:
 def _check_size(path: Path, max_bytes: int | None) -> None:
     size = path.stat().st_size
     if max_bytes is not None and size > max_bytes:
-        raise DocumentLoadError(f"{_megabytes(size)} is over the per-file limit of {_megabytes(max_bytes)} "
-                                "(raise NE_CHUNKING__MAX_FILE_BYTES to ingest it)")
+        raise DocumentLoadError(f"{_readable_size(size)} is over the per-file limit of "
+                                f"{_readable_size(max_bytes)} (raise NE_CHUNKING__MAX_FILE_BYTES to ingest it)")
 
 
-def _megabytes(size: int) -> str:
+def _readable_size(size: int) -> str:
     return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
 
 
