@@ -130,7 +130,9 @@ END $$;
 -- order alone counted term occurrences, so one common term repeated outranked every term of the query.
 CREATE FUNCTION ne_keyword_hits(query_text text, ids uuid[], want int, scan_cap int DEFAULT 1000)
 RETURNS TABLE (id bigint, rank float4)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+-- planned with the actual query and corpora: the GIN bitmap is then ANDed with the corpus index
+SET search_path = pg_catalog, public SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
     terms text[] := ARRAY(SELECT DISTINCT '''' || replace(replace(t.lexeme, '\', '\\'), '''', '''''') || ''''
                           FROM unnest(to_tsvector('english', coalesce(query_text, ''))) AS t ORDER BY 1);
