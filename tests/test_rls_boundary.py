@@ -93,6 +93,9 @@ async def attack(conn: asyncpg.Connection, owner_name: str, key: str, forbidden,
     seen.append(await forbidden_rows(conn, forbidden, embedding))
     assert await refused(conn, "SELECT ne_binding_proof($1, pg_backend_pid())", ids)
     assert await refused(conn, "SELECT secret FROM ne_binding_key")
+    # the owner's helpers take corpus ids as given, so only the owner's search functions may call them
+    assert await refused(conn, "SELECT * FROM ne_keyword_hits('Nightingale', $1::uuid[], 10)", [forbidden])
+    assert await refused(conn, "SELECT * FROM ne_semantic_hits($1, $2::uuid[], 10)", embedding, [forbidden])
     assert await refused(conn, "ALTER TABLE knowledge DISABLE ROW LEVEL SECURITY")
     assert await refused(conn, "DROP POLICY knowledge_reader_scope ON knowledge")
     assert await refused(conn, "CREATE OR REPLACE FUNCTION ne_accessible_corpus_ids() RETURNS uuid[] "

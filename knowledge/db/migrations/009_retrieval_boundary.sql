@@ -123,14 +123,17 @@ BEGIN
 END $$;
 
 -- Full-text candidates, bounded before ranking. The old OR query matched most of a big corpus and ranked every
--- match. Here the matches come tier by tier, the most specific first: every query term, all terms but one, at
--- least two terms, any term; the next tier is read only while fewer than `want` rows were found, and at most
--- `scan_cap` rows are read in all. The rows found rank by tier first (coordination level: a chunk with every
--- term before one with two of them), then by ts_rank_cd on the OR query within the tier, as before; the old
--- order alone counted term occurrences, so one common term repeated outranked every term of the query.
+-- match. Here, when the OR query matches at most `scan_cap` rows of the corpora, they are all ranked with
+-- ts_rank_cd exactly as before. When it matches more, the matches come tier by tier, the most specific first:
+-- every query term, all terms but one, at least two terms, any term; the next tier is read only while fewer than
+-- `want` rows were found, and at most `scan_cap` rows are read in all. Those rows rank by tier first (coordination
+-- level: a chunk with every term before one with two of them), then by ts_rank_cd within the tier; ts_rank_cd
+-- alone counts term occurrences, so one common term repeated would outrank every term of the query.
 CREATE FUNCTION ne_keyword_hits(query_text text, ids uuid[], want int, scan_cap int DEFAULT 1000)
 RETURNS TABLE (id bigint, rank float4)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+-- planned with the actual query and corpora: the GIN bitmap is then ANDed with the corpus index
+SET search_path = pg_catalog, public SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
     terms text[] := ARRAY(SELECT DISTINCT '''' || replace(replace(t.lexeme, '\', '\\'), '''', '''''') || ''''
                           FROM unnest(to_tsvector('english', coalesce(query_text, ''))) AS t ORDER BY 1);
@@ -142,10 +145,19 @@ DECLARE
     found_ids bigint[] := '{}';
     found_ranks float4[] := '{}';
 BEGIN
-    IF n = 0 OR cardinality(ids) = 0 OR want < 1 THEN
+    ranker := ne_or_tsquery(query_text);
+    IF n = 0 OR ranker IS NULL OR cardinality(ids) = 0 OR want < 1 THEN
         RETURN;
     END IF;
-    ranker := array_to_string(terms, ' | ')::tsquery;
+    found_ids := ARRAY(SELECT k.id FROM knowledge k WHERE k.corpus_id = ANY (ids) AND k.search_vector @@ ranker
+                       LIMIT scan_cap + 1);
+    IF cardinality(found_ids) <= scan_cap THEN
+        RETURN QUERY
+            SELECT k.id, ts_rank_cd(k.search_vector, ranker, 1) FROM knowledge k
+            WHERE k.id = ANY (found_ids) ORDER BY 2 DESC, 1 LIMIT want;
+        RETURN;
+    END IF;
+    found_ids := '{}';
     tiers := ARRAY[array_to_string(terms, ' & ')::tsquery];
     IF n > 3 THEN
         tiers := tiers || (SELECT string_agg('(' || array_to_string(terms[:i - 1] || terms[i + 1:], ' & ') || ')', ' | ')
@@ -174,6 +186,9 @@ BEGIN
         SELECT f.id, f.rank FROM unnest(found_ids, found_ranks) AS f(id, rank)
         ORDER BY f.rank DESC, f.id LIMIT want;
 END $$;
+
+-- Both take corpus ids as given: only the owner's search functions below, which pass the visible ones, call them.
+REVOKE EXECUTE ON FUNCTION ne_semantic_hits(vector, uuid[], int), ne_keyword_hits(text, uuid[], int, int) FROM PUBLIC;
 
 -- Weighted semantic + keyword search restricted to the corpora the caller may read.
 CREATE OR REPLACE FUNCTION kb_hybrid_search(
