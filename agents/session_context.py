@@ -14,6 +14,7 @@ from typing import Any, Mapping
 CORPUS_IDS = "corpus_ids"                # ids (str) the conversation is scoped to, validated each turn
 CORPUS_SCOPE = "corpus_scope"            # [{id, name, label}] of CORPUS_IDS, for the context block
 UI_CORPUS_IDS = "ui_corpus_ids"          # AG-UI forwardedProps.corpus_ids of the latest run
+STRICT_SCOPE = "strict_scope"            # AG-UI forwardedProps.strict_scope: graph expansion stays in scope
 ACTION_INTENT_HINT = "action_intent_hint"
 PENDING_INGEST = "pending_ingest"        # {"text", "corpus_ids"}: a note waiting for "which corpus?"
 AVAILABLE_CORPORA = "temp:available_corpora"  # accessible corpora of this turn (not persisted)

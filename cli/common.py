@@ -14,12 +14,14 @@ from knowledge.corpora import UnknownCorpusError
 from knowledge.db.server import DatabaseUnavailableError
 from knowledge.embedding import EmbeddingError
 from knowledge.ingest.documents import DocumentLoadError
+from knowledge.ingest.pipeline import IngestStageError
+from knowledge.ingest.progress import ProgressMode
 
 console = Console()
 err_console = Console(stderr=True)
 
 USER_ERRORS = (DatabaseUnavailableError, UnknownCorpusError, EmbeddingError, DocumentLoadError,
-               FileNotFoundError, PermissionError, ValueError)
+               IngestStageError, FileNotFoundError, PermissionError, ValueError)
 
 
 def fail(message: str) -> None:
@@ -41,5 +43,5 @@ def run_async(func: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:
     return wrapper
 
 
-async def open_app(progress: bool = True) -> KnowledgeApp:
+async def open_app(progress: ProgressMode | bool = True) -> KnowledgeApp:
     return await KnowledgeApp.open(progress=progress)

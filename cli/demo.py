@@ -65,3 +65,6 @@ async def run_demo(kapp: KnowledgeApp) -> None:
     console.rule("[bold]Canonical entity layer")
     console.print(f"{stats.canonicals} canonical entities, {stats.cross_corpus_canonicals} spanning several corpora; "
                   f"links by method {stats.links}; bridges {stats.bridges}; pending reviews {stats.pending_reviews}")
+    console.rule("[bold]Chat in a browser")
+    console.print("`negentropy web --user sofia` starts the agent and the web app and prints the URL to open "
+                  "(type @ in the composer to pick corpora).")

@@ -16,8 +16,9 @@ from cli.demo import run_demo
 from cli.graph import graph_app
 from cli.ingest_group import DEFAULT_COMMAND, ingest_group, retry_buffer
 from cli.mcp import register as register_mcp_commands
-from cli.printing import print_bridge_links, print_hits, print_ingest_report
+from cli.printing import PARTIAL_INGEST_EXIT_CODE, print_bridge_links, print_hits, print_ingest_report
 from cli.stats import stats
+from knowledge.ingest.progress import ProgressMode
 
 app = typer.Typer(help="Negentropy: federated knowledge graph and cross-corpus hybrid retrieval.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -61,16 +62,20 @@ async def corpus_list() -> None:
 @ingest_app.command(DEFAULT_COMMAND, hidden=True)
 @run_async
 async def ingest(path: Path, corpus: str = typer.Option(..., "--corpus", "-c", help="Target corpus name"),
-                 create: bool = typer.Option(True, help="Create the corpus if it does not exist")) -> None:
-    """Ingest a file or folder (.txt .md .json .jsonl .pdf) into a corpus."""
+                 create: bool = typer.Option(True, help="Create the corpus if it does not exist"),
+                 progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
+                                                         help="Progress bars on stderr per file and stage "
+                                                              "(default: only on a terminal)")) -> None:
+    """Ingest a file or folder (.txt .md .json .jsonl .pdf) into a corpus; exit code 2 when some were skipped."""
     if not path.exists():
         fail(f"no such file or folder: {path}")
-    async with await open_app() as kapp:
+    mode = ProgressMode.tty if progress is None else (ProgressMode.always if progress else ProgressMode.never)
+    async with await open_app(progress=mode) as kapp:
         target = await (kapp.corpora.create(corpus) if create else kapp.corpora.get(corpus))
         report = await kapp.ingest_path(target, path)
     print_ingest_report(report)
-    if report.errors and not report.chunks_total:
-        raise typer.Exit(code=1)
+    if not report.complete:
+        raise typer.Exit(code=PARTIAL_INGEST_EXIT_CODE)
 
 
 @app.command("search")
@@ -115,6 +120,18 @@ def serve(host: str = typer.Option("127.0.0.1", help="Interface to bind (loopbac
     from cli.serve import serve as run_server
 
     run_server(host, port, user)
+
+
+@app.command("web")
+def web(host: str = typer.Option("127.0.0.1", help="Interface the web app binds (loopback by default)"),
+        port: int = typer.Option(3000, help="TCP port of the web app"),
+        agent_port: int = typer.Option(8000, help="TCP port of the agent's AG-UI server (loopback)"),
+        user: str = typer.Option("local", help="Person the agent acts for (no sign-in yet)"),
+        rebuild: bool = typer.Option(False, help="Run `next build` again even if web/.next exists")) -> None:
+    """Start the agent's AG-UI server and the Next.js chat app (web/), and print the URL to open."""
+    from cli.web import run_web
+
+    run_web(host, port, agent_port, user, rebuild)
 
 
 @app.command("demo")

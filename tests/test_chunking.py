@@ -1,5 +1,8 @@
+import sys
+
 import pytest
 
+from knowledge.ingest import chunking
 from knowledge.ingest.chunking import chunk_text, split_sentences
 
 
@@ -32,3 +35,40 @@ def test_paragraph_boundaries_are_kept_and_chinese_is_not_split_mid_sentence():
 def test_invalid_chunk_settings_are_rejected():
     with pytest.raises(ValueError):
         chunk_text("x", chunk_size=100, overlap=100)
+
+
+def _traced_lines(text: str) -> int:
+    """Python lines the chunker executes on ``text``: a count of work, independent of the machine's speed."""
+    executed = 0
+
+    def trace(frame, event, arg):
+        nonlocal executed
+        if frame.f_code.co_filename != chunking.__file__:
+            return None
+        if event == "line":
+            executed += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        chunk_text(text)
+    finally:
+        sys.settrace(None)
+    return executed
+
+
+def test_chunking_work_is_linear_in_the_input_whatever_the_sentence_length():
+    tiny = lambda n: "a. " * n  # noqa: E731 - 260 one-word sentences fill an 800-character chunk
+    long = lambda n: " ".join(f"Sentence number {i} talks at some length about topic {i}." for i in range(n))  # noqa: E731
+    for make in (tiny, long):
+        small, large = _traced_lines(make(2_000)), _traced_lines(make(8_000))
+        assert 3.6 <= large / small <= 4.4, "4x the input is 4x the work"
+    # the work per sentence must not grow with the number of sentences a chunk holds (it did: 8x)
+    per_tiny, per_long = _traced_lines(tiny(4_000)) / 4_000, _traced_lines(long(4_000)) / 4_000
+    assert per_tiny <= 2 * per_long
+
+
+def test_a_single_line_of_several_megabytes_is_cut_into_full_chunks():
+    line = " ".join(f"token{i:07d}" for i in range(250_000))  # 3 MB, no sentence or line break
+    chunks = chunk_text(line, chunk_size=800, overlap=120)
+    assert all(len(c.text) == 800 for c in chunks[:-1]) and "".join(c.text for c in chunks) == line

@@ -30,17 +30,18 @@ async def test_every_supported_format_lands_and_broken_files_do_not_stop_the_bat
     write_text_pdf(folder / "paper.pdf", ["A PDF about retrieval augmented generation."])
     (folder / "broken.json").write_text("{not json", encoding="utf-8")
     (folder / "image.png").write_bytes(b"\x89PNG\r\n")
-    (folder / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
+    (folder / "latin1.txt").write_bytes("Le café crème et la brûlée sont très appréciés à Genève.".encode("latin-1"))
     (folder / "empty.md").write_text("", encoding="utf-8")
     (folder / "fake.pdf").write_bytes(b"not a pdf at all")
 
     report = await kapp.ingest_path(corpus, folder)
     failed = {e.source_uri.rsplit("/", 1)[1]: e.message for e in report.errors}
-    assert set(failed) == {"broken.json", "image.png", "latin1.txt", "empty.md", "fake.pdf"}
+    assert set(failed) == {"broken.json", "image.png", "empty.md", "fake.pdf"}
     assert "invalid JSON" in failed["broken.json"]
     assert "unsupported file type" in failed["image.png"]
-    assert "UTF-8" in failed["latin1.txt"]
-    assert report.chunks_added == 7
+    notices = {n.source_uri.rsplit("/", 1)[1]: n.message for n in report.notices}
+    assert notices["latin1.txt"].startswith("not UTF-8: decoded as ")
+    assert report.chunks_added == 8
     async with kapp.db.connection() as conn:
         rows = await conn.fetch("SELECT source_uri, metadata FROM knowledge WHERE corpus_id = $1", corpus.id)
     sources = {r["source_uri"] for r in rows}

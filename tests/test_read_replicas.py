@@ -11,7 +11,7 @@ import pytest
 import pytest_asyncio
 
 from config import Settings
-from knowledge.db.database import READER_ROLE
+from knowledge.db.retrieval_role import RETRIEVAL_LOGIN
 from knowledge.db.replicas import ReadConnection
 from knowledge.ingest.documents import documents_from_texts
 from tests.replica_support import (caught_up, new_replicated_database, open_app, set_replay_paused,
@@ -55,7 +55,7 @@ async def test_scoped_reads_run_on_the_standby_with_the_same_permission_settings
     corpus_id = replicated[2]
     async with reader.db.scoped([corpus_id]) as conn:
         assert await on_standby(conn)
-        assert await conn.fetchval("SELECT current_user") == READER_ROLE
+        assert await conn.fetchval("SELECT current_user") == RETRIEVAL_LOGIN
         assert await conn.fetchval("SELECT current_setting('negentropy.accessible_corpus_ids')") == f"{{{corpus_id}}}"
         assert {r["corpus_id"] for r in await conn.fetch("SELECT corpus_id FROM knowledge")} == {corpus_id}
     async with reader.db.scoped([]) as conn:  # RLS replicates: no accessible corpus, no row on the standby
@@ -203,7 +203,7 @@ async def test_a_standby_session_killed_mid_transaction_continues_on_the_primary
             await admin.close()
         # the same transaction goes on, on the primary, with the same role and accessible corpora
         assert not await on_standby(conn)
-        assert await conn.fetchval("SELECT current_user") == READER_ROLE
+        assert await conn.fetchval("SELECT current_user") == RETRIEVAL_LOGIN
         assert {r["corpus_id"] for r in await conn.fetch("SELECT corpus_id FROM knowledge")} == {corpus_id}
     assert reader.db.replicas.stats().fallbacks == 1
     await caught_up(reader, replica_cluster)
@@ -248,7 +248,7 @@ async def test_without_read_urls_nothing_changes(replicated, embedder, tmp_path)
         assert kapp.db.replicas is None
         async with kapp.db.scoped([corpus_id]) as conn:
             assert not isinstance(conn, ReadConnection)
-            assert await conn.fetchval("SELECT current_user") == READER_ROLE
+            assert await conn.fetchval("SELECT current_user") == RETRIEVAL_LOGIN
     finally:
         await kapp.close()
 

@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 from google.adk.tools import ToolContext
 
+from agents.session_context import STRICT_SCOPE
 from knowledge.graph.global_search import search_knowledge_graph_global as global_search
 from knowledge.retrieval.results import SearchHit
 from tools.results import hit_to_tool_dict, response_to_tool_dict
@@ -32,6 +33,11 @@ def _exclusive_conflict(tool_context: ToolContext, tool_name: str) -> dict[str, 
                     "error": f"{tool_name} and {other} are exclusive for one question and {other} already ran; "
                              "answer from its results."}
     return None
+
+
+def _strict_scope(tool_context: ToolContext) -> bool:
+    """The conversation's strict-scope switch (the web app's composer toggle)."""
+    return tool_context.state.get(STRICT_SCOPE) is True
 
 
 def _scope_notes(scope: ToolScope) -> dict[str, Any]:
@@ -61,8 +67,11 @@ async def search_knowledge_base(query: str, tool_context: ToolContext,
         return {"status": "failed", "error": "the query is empty"}
     scope = await resolve_tool_scope(tool_context, corpus_ids)
     # no corpus in the conversation: the Context Router picks the libraries (and reports knowledge gaps)
-    result = await scope.kapp.router.search_as_user(query, tool_context.user_id, scope.requested, limit=SEARCH_LIMIT)
-    return {**response_to_tool_dict(result.response), **result.routing_notes(), **_scope_notes(scope)}
+    strict = _strict_scope(tool_context)
+    result = await scope.kapp.router.search_as_user(query, tool_context.user_id, scope.requested, limit=SEARCH_LIMIT,
+                                                    strict_scope=strict)
+    return {**response_to_tool_dict(result.response), **result.routing_notes(), **_scope_notes(scope),
+            "strict_scope": strict}
 
 
 async def search_knowledge_graph_global(query: str, tool_context: ToolContext,
@@ -106,7 +115,8 @@ async def search_knowledge_graph_with_papers(query: str, tool_context: ToolConte
     if not query.strip():
         return {"status": "failed", "error": "the query is empty"}
     scope = await resolve_tool_scope(tool_context, corpus_ids)
-    response = await scope.kapp.retrieval.search(query, scope.requested, scope.accessible, limit=PAPER_SEARCH_LIMIT)
+    response = await scope.kapp.retrieval.search(query, scope.requested, scope.accessible, limit=PAPER_SEARCH_LIMIT,
+                                                 strict_scope=_strict_scope(tool_context))
     papers: dict[tuple[str, str], dict[str, Any]] = {}
     for hit in response.hits:
         paper = _paper_of(hit)

@@ -1,5 +1,6 @@
-"""The application's handle on PostgreSQL: pool, migrations, and corpus-scoped read transactions (on a read
-replica when ``NE_DATABASE_READ_URLS`` names any, see knowledge/db/replicas.py)."""
+"""The application's handle on PostgreSQL: the owner's pool (migrations and writes), and corpus-scoped read
+transactions over the retrieval login (knowledge/db/retrieval_role.py), on a read replica when
+``NE_DATABASE_READ_URLS`` names any (knowledge/db/replicas.py)."""
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
@@ -10,16 +11,19 @@ import asyncpg
 
 from config import Settings, get_settings
 from knowledge.db.migrate import apply_migrations
-from knowledge.db.pool import create_pool
+from knowledge.db.pool import create_pool, create_read_pool
 from knowledge.db.replicas import ReplicaSet
-from knowledge.db.server import resolve_database_url
-
-READER_ROLE = "negentropy_reader"
+from knowledge.db.retrieval_role import (BIND_SQL, RETRIEVAL_LOGIN, binding_proof, check_retrieval_login,
+                                         corpus_ids_text, read_binding_key, set_retrieval_password)
+from knowledge.db.server import resolve_database_url, with_user
 
 
 class Database:
-    def __init__(self, pool: asyncpg.Pool, settings: Settings, dsn: str, replicas: ReplicaSet | None = None) -> None:
-        self.pool = pool
+    def __init__(self, pool: asyncpg.Pool, read_pool: asyncpg.Pool, binding_key: str, settings: Settings, dsn: str,
+                 replicas: ReplicaSet | None = None) -> None:
+        self.pool = pool  # the owner: migrations and writes
+        self.read_pool = read_pool  # the retrieval login on the primary: scoped reads
+        self._binding_key = binding_key
         self.settings = settings
         self.dsn = dsn
         self.replicas = replicas  # None: every read runs on the primary, exactly as without replica support
@@ -30,19 +34,36 @@ class Database:
         settings = settings or get_settings()
         dsn = dsn or resolve_database_url(settings)
         pool = await create_pool(dsn, max_size=max_size)
-        db = cls(pool, settings, dsn)
-        if migrate:
+        try:
             async with pool.acquire() as conn:
-                await apply_migrations(conn, settings.embedding_dimension)
+                if migrate:
+                    await apply_migrations(conn, settings.embedding_dimension)
+                if settings.database_reader_password:
+                    await set_retrieval_password(conn, settings.database_reader_password)
+                binding_key = await read_binding_key(conn)
+            read_pool = await create_read_pool(cls.retrieval_dsn(dsn, settings), max_size)
+            async with read_pool.acquire() as conn:
+                await check_retrieval_login(conn)
+        except BaseException:
+            await pool.close()
+            raise
+        db = cls(pool, read_pool, binding_key, settings, dsn)
         if settings.database_read_urls:
             db.replicas = await ReplicaSet.open(
-                pool, settings.database_read_urls, max_lag_seconds=settings.database_read_max_lag_seconds,
+                read_pool, [cls.retrieval_dsn(url, settings) for url in settings.database_read_urls],
+                max_lag_seconds=settings.database_read_max_lag_seconds,
                 check_interval_seconds=settings.database_read_check_interval_seconds, max_size=max_size)
         return db
+
+    @staticmethod
+    def retrieval_dsn(dsn: str, settings: Settings) -> str:
+        """Where scoped reads log in: the same server and database as ``dsn``, as the retrieval login."""
+        return with_user(dsn, RETRIEVAL_LOGIN, settings.database_reader_password)
 
     async def close(self) -> None:
         if self.replicas is not None:
             await self.replicas.close()
+        await self.read_pool.close()
         await self.pool.close()
 
     async def __aenter__(self) -> "Database":
@@ -73,17 +94,16 @@ class Database:
 
     @asynccontextmanager
     async def scoped(self, accessible_corpus_ids: Iterable[UUID]) -> AsyncIterator[asyncpg.Connection]:
-        """A read-only transaction as the RLS-bound reader role that sees only the given corpora."""
-        ids = "{" + ",".join(str(UUID(str(i))) for i in accessible_corpus_ids) + "}"
+        """A read-only transaction of the retrieval login that row-level security lets see only the given corpora."""
+        ids = corpus_ids_text(accessible_corpus_ids)
 
         async def bind(conn: asyncpg.Connection) -> None:  # on a replica, and on the primary if it falls back
-            await conn.execute(f"SET LOCAL ROLE {READER_ROLE}")
-            await conn.execute("SELECT set_config('negentropy.accessible_corpus_ids', $1, true)", ids)
+            await conn.execute(BIND_SQL, ids, binding_proof(self._binding_key, conn.get_server_pid(), ids))
 
         if self.replicas is not None:
             async with self.replicas.read_transaction(bind) as reader:
                 yield reader  # type: ignore[misc] - the asyncpg calls of a connection, see ReadConnection
             return
-        async with self.pool.acquire() as conn, conn.transaction(readonly=True):
+        async with self.read_pool.acquire() as conn, conn.transaction(readonly=True):
             await bind(conn)
             yield conn

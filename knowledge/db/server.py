@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import warnings
 from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from config import Settings
 
@@ -46,3 +47,11 @@ def with_database(dsn: str, name: str) -> str:
     base, _, query = dsn.partition("?")
     base = base.rsplit("/", 1)[0] + "/" + name
     return f"{base}?{query}" if query else base
+
+
+def with_user(dsn: str, user: str, password: str | None = None) -> str:
+    """The same server and database's DSN logged in as another role (password dropped unless given)."""
+    parts = urlsplit(dsn)
+    host = parts.netloc.rpartition("@")[2]
+    credentials = quote(user, safe="") + (":" + quote(password, safe="") if password else "")
+    return urlunsplit(parts._replace(netloc=f"{credentials}@{host}"))

@@ -22,6 +22,7 @@ from config import Settings
 from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import graph as gq
+from knowledge.db.queries import ingest_status
 from knowledge.embedding import Embedder
 from knowledge.graph.collect import BatchExtraction, ChunkText, GroupRef, collect
 from knowledge.graph.community_builder import recompute_communities
@@ -82,11 +83,12 @@ class GraphBuilder:
         known = {c.id: c.content for c in known_chunks if c.corpus_id == corpus.id}
         for start in range(0, len(pending), BATCH_CHUNKS):
             await self._add_batch(corpus, pending[start:start + BATCH_CHUNKS], known, report)
-        if report.chunks or (not pending and await self._communities_missing(corpus)):
+        if report.chunks or (not pending and await self._communities_stale(corpus)):
             with graph_build_seconds.labels(stage="communities").time():
                 async with self.db.transaction() as conn:
                     await gq.lock_corpus_graph(conn, corpus.id)
                     communities = await recompute_communities(conn, corpus.id, self.embedder, self.summarizer)
+                    await ingest_status.record_communities_built(conn, corpus.id)
             report.communities, report.community_levels = communities.communities, communities.levels
         report.seconds = time.perf_counter() - started
         return report
@@ -98,10 +100,10 @@ class GraphBuilder:
             await gq.delete_corpus_graph(conn, corpus.id)
         return await self.update(corpus)
 
-    async def _communities_missing(self, corpus: Corpus) -> bool:
+    async def _communities_stale(self, corpus: Corpus) -> bool:
+        """Entities exist and a chunk was extracted after the last community build (an interrupted build)."""
         async with self.db.connection() as conn:
-            counts = await gq.count_graph(conn, corpus.id)
-        return counts["entities"] > 0 and counts["communities"] == 0
+            return await ingest_status.communities_stale(conn, corpus.id)
 
     async def _add_batch(self, corpus: Corpus, chunk_ids: list[int], known: dict[int, str],
                          report: GraphBuildReport) -> None:

@@ -1,10 +1,18 @@
-"""Load files into documents: .txt, .md, .json / .jsonl records, .pdf (text layer)."""
+"""Load files into documents: .txt, .md, .json / .jsonl records, .pdf (text layer).
+
+A file over the size limit, of an unsupported type or unreadable is one LoadError; a bad .jsonl line or JSON
+record skips only that record (a LoadError naming its line or index). Text that is not UTF-8 is decoded with
+the encoding charset-normalizer detects, and a notice says which.
+"""
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
+
+from knowledge.ingest.decoding import UndecodableTextError, decode_text
+from knowledge.ingest.progress import ProgressMode, progress_bar
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".json", ".jsonl", ".pdf")
 _TEXT_FIELDS = ("text", "content", "body", "abstract", "paragraph_text")
@@ -25,6 +33,29 @@ class LoadError:
     message: str
 
 
+@dataclass(frozen=True)
+class LoadNotice:
+    """Something a person should know about a file that landed (the encoding used, characters removed)."""
+
+    source_uri: str
+    message: str
+
+
+@dataclass
+class LoadedFile:
+    documents: list[Document] = field(default_factory=list)
+    errors: list[LoadError] = field(default_factory=list)  # records skipped; the rest of the file landed
+    notices: list[LoadNotice] = field(default_factory=list)
+
+
+@dataclass
+class LoadedPath:
+    documents: list[Document] = field(default_factory=list)
+    errors: list[LoadError] = field(default_factory=list)
+    notices: list[LoadNotice] = field(default_factory=list)
+    files: int = 0
+
+
 class DocumentLoadError(ValueError):
     pass
 
@@ -43,10 +74,10 @@ def _record_to_document(record: object, uri: str, index: int) -> Document:
     if isinstance(record, str):
         return Document(source_uri=f"{uri}#{index}", text=record, title=f"{Path(uri).stem} #{index}")
     if not isinstance(record, dict):
-        raise DocumentLoadError(f"record {index} is a {type(record).__name__}, expected an object or a string")
+        raise DocumentLoadError(f"a {type(record).__name__}, expected an object or a string")
     text = next((record[f] for f in _TEXT_FIELDS if isinstance(record.get(f), str) and record[f].strip()), None)
     if text is None:
-        raise DocumentLoadError(f"record {index} has no text field (one of {', '.join(_TEXT_FIELDS)})")
+        raise DocumentLoadError(f"no text field (one of {', '.join(_TEXT_FIELDS)})")
     metadata = {k: record[k] for k in _METADATA_FIELDS if k in record}
     extra = record.get("metadata")
     if isinstance(extra, dict):
@@ -56,17 +87,41 @@ def _record_to_document(record: object, uri: str, index: int) -> Document:
     return Document(source_uri=source, text=text, title=title, metadata=metadata)
 
 
-def _load_json(path: Path, uri: str) -> list[Document]:
-    raw = path.read_text(encoding="utf-8")
-    try:
-        if path.suffix == ".jsonl":
-            records = [json.loads(line) for line in raw.splitlines() if line.strip()]
-        else:
+def _parse_records(raw: str, path: Path, loaded: LoadedFile) -> list[tuple[str, object]]:
+    """(where, record) pairs, where = "record N" or "line N"; a .jsonl line that is not JSON becomes a LoadError
+    naming its line, and the other lines still load."""
+    if path.suffix.lower() != ".jsonl":
+        try:
             data = json.loads(raw)
-            records = data if isinstance(data, list) else [data]
-    except json.JSONDecodeError as exc:
-        raise DocumentLoadError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
-    return [_record_to_document(r, uri, i) for i, r in enumerate(records)]
+        except json.JSONDecodeError as exc:
+            raise DocumentLoadError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+        except RecursionError as exc:
+            raise DocumentLoadError("JSON nested too deeply to read") from exc
+        return [(f"record {i}", r) for i, r in enumerate(data if isinstance(data, list) else [data])]
+    records: list[tuple[str, object]] = []
+    for number, line in enumerate(raw.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append((f"line {number}", json.loads(line)))
+        except json.JSONDecodeError as exc:
+            loaded.errors.append(LoadError(str(path), f"line {number} skipped: invalid JSON at column {exc.colno}: "
+                                                      f"{exc.msg}"))
+        except RecursionError:
+            loaded.errors.append(LoadError(str(path), f"line {number} skipped: JSON nested too deeply to read"))
+    return records
+
+
+def _load_json(path: Path, uri: str, raw: str) -> LoadedFile:
+    loaded = LoadedFile()
+    for index, (where, record) in enumerate(_parse_records(raw, path, loaded)):
+        try:
+            loaded.documents.append(_record_to_document(record, uri, index))
+        except DocumentLoadError as exc:
+            loaded.errors.append(LoadError(str(path), f"{where} skipped: {exc}"))
+    if not loaded.documents and not loaded.errors:
+        raise DocumentLoadError("the file holds no records")
+    return loaded
 
 
 def _load_pdf(path: Path, uri: str) -> list[Document]:
@@ -85,24 +140,40 @@ def _load_pdf(path: Path, uri: str) -> list[Document]:
     return [Document(source_uri=uri, text=text, title=title, metadata={"title": title, "pages": len(pages)})]
 
 
-def load_file(path: Path, base: Path | None = None) -> list[Document]:
-    """Documents in one file; raises DocumentLoadError with a clear reason."""
+def _check_size(path: Path, max_bytes: int | None) -> None:
+    size = path.stat().st_size
+    if max_bytes is not None and size > max_bytes:
+        raise DocumentLoadError(f"{_megabytes(size)} is over the per-file limit of {_megabytes(max_bytes)} "
+                                "(raise NE_CHUNKING__MAX_FILE_BYTES to ingest it)")
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
+
+
+def load_file(path: Path, base: Path | None = None, max_bytes: int | None = None) -> LoadedFile:
+    """Documents in one file; raises DocumentLoadError with a clear reason when none of it can land."""
     uri = str(path.relative_to(base)) if base and path.is_relative_to(base) else str(path)
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         raise DocumentLoadError(f"unsupported file type {suffix or '(none)'}; supported: {', '.join(SUPPORTED_SUFFIXES)}")
+    _check_size(path, max_bytes)
     if suffix == ".pdf":
-        return _load_pdf(path, uri)
+        return LoadedFile(documents=_load_pdf(path, uri))
     try:
-        if suffix in (".json", ".jsonl"):
-            return _load_json(path, uri)
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise DocumentLoadError(f"not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
+        decoded = decode_text(path.read_bytes())
+    except UndecodableTextError as exc:
+        raise DocumentLoadError(str(exc)) from exc
+    notices = [LoadNotice(str(path), decoded.notice)] if decoded.notice else []
+    if suffix in (".json", ".jsonl"):
+        loaded = _load_json(path, uri, decoded.text)
+        loaded.notices[:0] = notices
+        return loaded
+    text = decoded.text
     if not text.strip():
         raise DocumentLoadError("the file is empty")
     title = _title_from_markdown(text, path.stem) if suffix in (".md", ".markdown") else path.stem
-    return [Document(source_uri=uri, text=text, title=title, metadata={"title": title})]
+    return LoadedFile([Document(source_uri=uri, text=text, title=title, metadata={"title": title})], [], notices)
 
 
 def iter_files(path: Path) -> Iterator[Path]:
@@ -114,17 +185,25 @@ def iter_files(path: Path) -> Iterator[Path]:
         raise FileNotFoundError(f"no such file or folder: {path}")
 
 
-def load_path(path: Path) -> tuple[list[Document], list[LoadError]]:
-    """All documents under a file or folder; per-file errors are collected, not raised."""
+def load_path(path: Path, max_bytes: int | None = None,
+              progress: ProgressMode = ProgressMode.never) -> LoadedPath:
+    """All documents under a file or folder; per-file and per-record errors are collected, not raised."""
     base = path if path.is_dir() else path.parent
-    documents: list[Document] = []
-    errors: list[LoadError] = []
-    for file in iter_files(path):
-        try:
-            documents.extend(load_file(file, base))
-        except (DocumentLoadError, OSError) as exc:
-            errors.append(LoadError(str(file), str(exc)))
-    return documents, errors
+    files = list(iter_files(path))
+    result = LoadedPath(files=len(files))
+    with progress_bar(progress, len(files), "reading", "file", min_total=2) as bar:
+        for file in files:
+            bar.set_postfix_str(file.name[-40:])
+            try:
+                loaded = load_file(file, base, max_bytes)
+            except (DocumentLoadError, OSError) as exc:
+                result.errors.append(LoadError(str(file), str(exc)))
+            else:
+                result.documents.extend(loaded.documents)
+                result.errors.extend(loaded.errors)
+                result.notices.extend(loaded.notices)
+            bar.update(1)
+    return result
 
 
 def documents_from_texts(texts: Iterable[tuple[str, str]]) -> list[Document]:

@@ -1,25 +1,37 @@
-"""Ingest: documents -> chunks -> embeddings -> rows, idempotent by content hash, then post-ingest steps."""
+"""Ingest: documents -> chunks -> embeddings -> rows, idempotent by content hash, then the post-ingest stages.
+
+Failures are per document: text PostgreSQL cannot store is cleaned first, and a batch the database refuses
+is retried document by document, so one bad document is named in the report and the rest lands. The
+post-ingest stages (graph extraction, canonical linking, caches) run whenever new chunks landed or the
+corpus has work an interrupted run left undone, so a re-run that adds nothing still finishes the graph.
+"""
 from __future__ import annotations
 
 import hashlib
 import logging
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Awaitable, Callable, Sequence
 
-from tqdm import tqdm
+import asyncpg
 
 from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import chunks as q
 from knowledge.db.queries.corpora import touch_corpus
+from knowledge.db.queries.ingest_status import select_ingest_status
 from knowledge.embedding import Embedder
 from knowledge.ingest.chunking import chunk_text
-from knowledge.ingest.documents import Document, LoadError, load_path
+from knowledge.ingest.documents import Document, LoadError, LoadNotice, load_path
+from knowledge.ingest.progress import ProgressMode, progress_bar
+from knowledge.ingest.sanitize import clean_text, clean_value, removed_notice
 from knowledge.ingest.segmentation import segment_for_search
 
 logger = logging.getLogger(__name__)
+
+# what the database refuses in one document's rows without anything being wrong with the connection
+_DOCUMENT_REFUSALS = (asyncpg.DataError, asyncpg.ProgramLimitExceededError, UnicodeEncodeError)
 
 
 @dataclass(frozen=True)
@@ -33,23 +45,49 @@ class NewChunk:
 PostIngestStep = Callable[[Corpus, list[NewChunk]], Awaitable[None]]
 
 
+@dataclass(frozen=True)
+class IngestStage:
+    name: str
+    run: PostIngestStep
+
+
+class IngestStageError(RuntimeError):
+    """A post-ingest stage failed; the chunks are stored and the next ingest of the corpus finishes the stage."""
+
+    def __init__(self, stage: str, corpus: str, added: int, cause: BaseException) -> None:
+        self.stage = stage
+        super().__init__(f"the {stage} stage of the ingest into {corpus} failed ({type(cause).__name__}: {cause}); "
+                         f"the {added} new chunks are stored, and running the ingest again finishes the stage")
+
+
 @dataclass
 class IngestReport:
     corpus: str
+    files: int = 0
     documents: int = 0
     chunks_total: int = 0
     chunks_added: int = 0
     chunks_skipped: int = 0
     errors: list[LoadError] = field(default_factory=list)
+    notices: list[LoadNotice] = field(default_factory=list)
     new_chunks: list[NewChunk] = field(default_factory=list)
+    resumed: bool = False  # the post-ingest stages ran for work an earlier run left undone
 
     def merge(self, other: "IngestReport") -> None:
+        self.files += other.files
         self.documents += other.documents
         self.chunks_total += other.chunks_total
         self.chunks_added += other.chunks_added
         self.chunks_skipped += other.chunks_skipped
         self.errors.extend(other.errors)
+        self.notices.extend(other.notices)
         self.new_chunks.extend(other.new_chunks)
+        self.resumed = self.resumed or other.resumed
+
+    @property
+    def complete(self) -> bool:
+        """Every file and record landed (nothing was skipped)."""
+        return not self.errors
 
 
 def content_hash(text: str) -> str:
@@ -57,19 +95,30 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
 
 
+def storable(document: Document) -> tuple[Document, int]:
+    """The document with text, title, source and metadata cleaned for PostgreSQL; and how many characters went."""
+    text = clean_text(document.text)
+    title, source = clean_text(document.title), clean_text(document.source_uri)
+    cleaned = replace(document, text=text.text, title=title.text, source_uri=source.text,
+                      metadata=clean_value(document.metadata))  # type: ignore[arg-type]
+    return cleaned, text.removed + title.removed + source.removed
+
+
 class IngestPipeline:
-    def __init__(self, db: Database, embedder: Embedder, post_ingest: Sequence[PostIngestStep] = (),
-                 progress: bool = True) -> None:
+    def __init__(self, db: Database, embedder: Embedder, post_ingest: Sequence[IngestStage] = (),
+                 progress: ProgressMode | bool = True) -> None:
         self.db = db
         self.embedder = embedder
         self.post_ingest = list(post_ingest)
-        self.progress = progress
+        self.progress = ProgressMode.of(progress)
         self.settings = db.settings
 
     async def ingest_path(self, corpus: Corpus, path: Path) -> IngestReport:
-        documents, errors = load_path(path)
-        report = await self.ingest_documents(corpus, documents)
-        report.errors[:0] = errors
+        loaded = load_path(path, self.settings.chunking.max_file_bytes, self.progress)
+        report = await self.ingest_documents(corpus, loaded.documents)
+        report.files = loaded.files
+        report.errors[:0] = loaded.errors
+        report.notices[:0] = loaded.notices
         return report
 
     async def ingest_documents(self, corpus: Corpus, documents: Sequence[Document],
@@ -78,48 +127,105 @@ class IngestPipeline:
         rows: list[q.ChunkRow] = []
         seen: set[str] = set()
         for document in documents:
-            doc_hash = content_hash(document.text)
-            chunks = chunk_text(document.text, self.settings.chunking.chunk_size, self.settings.chunking.chunk_overlap)
-            for chunk in chunks:
-                digest = content_hash(chunk.text)
-                report.chunks_total += 1
-                if digest in seen:
-                    report.chunks_skipped += 1
-                    continue
-                seen.add(digest)
-                metadata = {"title": document.title, "source_uri": document.source_uri, **document.metadata,
-                            **(extra_metadata or {})}
-                rows.append(q.ChunkRow(
-                    corpus_id=corpus.id, app_name=corpus.app_name, content=chunk.text, content_hash=digest,
-                    document_hash=doc_hash, chunk_index=chunk.index, source_uri=document.source_uri,
-                    metadata=metadata, embedding=None, search_text=segment_for_search(chunk.text),  # type: ignore[arg-type]
-                ))
+            try:
+                rows.extend(self._document_rows(corpus, document, extra_metadata, seen, report))
+            except RecursionError:
+                report.errors.append(LoadError(document.source_uri, "metadata nested too deeply to store"))
         async with self.db.connection() as conn:
             existing = await q.select_existing_hashes(conn, corpus.id, [r.content_hash for r in rows])
         fresh = [r for r in rows if r.content_hash not in existing]
         report.chunks_skipped += len(rows) - len(fresh)
         if fresh:
-            inserted = await self._embed_and_insert(corpus, fresh)
+            inserted, refused = await self._embed_and_insert(corpus, fresh, report)
             report.chunks_added = len(inserted)
-            report.chunks_skipped += len(fresh) - len(inserted)
+            report.chunks_skipped += len(fresh) - len(inserted) - refused
             report.new_chunks = inserted
-            for step in self.post_ingest:
-                await step(corpus, inserted)
+        await self._finish_stages(corpus, report)
         return report
 
-    async def _embed_and_insert(self, corpus: Corpus, rows: list[q.ChunkRow]) -> list[NewChunk]:
+    def _document_rows(self, corpus: Corpus, document: Document, extra_metadata: dict | None, seen: set[str],
+                       report: IngestReport) -> list[q.ChunkRow]:
+        document, removed = storable(document)
+        if removed:
+            report.notices.append(LoadNotice(document.source_uri, removed_notice(removed)))
+        doc_hash = content_hash(document.text)
+        metadata = {"title": document.title, "source_uri": document.source_uri, **document.metadata,
+                    **(clean_value(extra_metadata or {}))}  # type: ignore[dict-item]
+        rows: list[q.ChunkRow] = []
+        for chunk in chunk_text(document.text, self.settings.chunking.chunk_size, self.settings.chunking.chunk_overlap):
+            digest = content_hash(chunk.text)
+            report.chunks_total += 1
+            if digest in seen:
+                report.chunks_skipped += 1
+                continue
+            seen.add(digest)
+            rows.append(q.ChunkRow(
+                corpus_id=corpus.id, app_name=corpus.app_name, content=chunk.text, content_hash=digest,
+                document_hash=doc_hash, chunk_index=chunk.index, source_uri=document.source_uri,
+                metadata=metadata, embedding=None, search_text=segment_for_search(chunk.text),  # type: ignore[arg-type]
+            ))
+        return rows
+
+    async def _finish_stages(self, corpus: Corpus, report: IngestReport) -> None:
+        """Run the post-ingest stages for the new chunks, or for what an interrupted run left undone."""
+        if not self.post_ingest:
+            return
+        if not report.new_chunks:
+            async with self.db.connection() as conn:
+                status = (await select_ingest_status(conn, [corpus.id]))[0]
+            if not status.unfinished:
+                return
+            report.resumed = True
+            logger.info("finishing an interrupted ingest of %s: %d chunks awaiting extraction, %d entities "
+                        "awaiting canonical links, communities %s", corpus.name, status.awaiting_extraction,
+                        status.awaiting_linking, "stale" if status.communities_stale else "current")
+        with progress_bar(self.progress, len(self.post_ingest), f"stages {corpus.name}", "stage") as bar:
+            for stage in self.post_ingest:
+                bar.set_postfix_str(stage.name)
+                try:
+                    await stage.run(corpus, report.new_chunks)
+                except Exception as exc:
+                    raise IngestStageError(stage.name, corpus.name, report.chunks_added, exc) from exc
+                bar.update(1)
+
+    async def _embed_and_insert(self, corpus: Corpus, rows: list[q.ChunkRow],
+                                report: IngestReport) -> tuple[list[NewChunk], int]:
+        """The new chunks stored, and how many rows the database refused (their documents are in report.errors)."""
         batch = max(self.settings.embedding_batch_size, 1) * 4
         inserted: list[NewChunk] = []
-        with tqdm(total=len(rows), desc=f"embedding {corpus.name}", unit="chunk",
-                  disable=not self.progress or len(rows) < 200 or None, leave=False) as bar:
+        refused = 0
+        with progress_bar(self.progress, len(rows), f"embedding {corpus.name}", "chunk", min_total=200) as bar:
             for start in range(0, len(rows), batch):
                 part = rows[start:start + batch]
                 vectors = self.embedder.embed([r.content for r in part])
-                part = [q.ChunkRow(**{**r.__dict__, "embedding": v}) for r, v in zip(part, vectors)]
-                async with self.db.transaction() as conn:
-                    records = await q.insert_chunks(conn, part)
-                    await touch_corpus(conn, corpus.id)
-                inserted.extend(NewChunk(r["id"], r["corpus_id"], r["content"]) for r in records)
+                part = [replace(r, embedding=v) for r, v in zip(part, vectors)]
+                try:
+                    inserted.extend(await self._insert(corpus, part))
+                except _DOCUMENT_REFUSALS:
+                    stored = await self._insert_by_document(corpus, part, report)
+                    inserted.extend(stored)
+                    refused += len(part) - len(stored)
                 bar.update(len(part))
         logger.info("ingested %d new chunks into %s", len(inserted), corpus.name)
+        return inserted, refused
+
+    async def _insert(self, corpus: Corpus, rows: list[q.ChunkRow]) -> list[NewChunk]:
+        async with self.db.transaction() as conn:
+            records = await q.insert_chunks(conn, rows)
+            await touch_corpus(conn, corpus.id)
+        return [NewChunk(r["id"], r["corpus_id"], r["content"]) for r in records]
+
+    async def _insert_by_document(self, corpus: Corpus, rows: list[q.ChunkRow],
+                                  report: IngestReport) -> list[NewChunk]:
+        """A batch the database refused, again one document at a time: the refused documents are named."""
+        by_document: dict[tuple[str, str], list[q.ChunkRow]] = {}
+        for row in rows:
+            by_document.setdefault((row.source_uri, row.document_hash), []).append(row)
+        inserted: list[NewChunk] = []
+        for (source_uri, _), document_rows in by_document.items():
+            try:
+                inserted.extend(await self._insert(corpus, document_rows))
+            except _DOCUMENT_REFUSALS as exc:
+                logger.warning("the database refused %s: %s", source_uri, exc)
+                report.errors.append(LoadError(source_uri, f"not stored: {exc}"))
         return inserted

@@ -20,6 +20,7 @@ from knowledge.retrieval.planner.context import PlanState
 from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder
 from knowledge.retrieval.planner.entity_hops import EntityHopStage
 from knowledge.retrieval.planner.expansion import ExpansionStage
+from knowledge.retrieval.planner.fault_injection import FailingStage
 from knowledge.retrieval.planner.fusion import FusionStage
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.planner.query_embedding import QueryEmbeddingStage
@@ -39,7 +40,7 @@ class HybridPlanner:
     def default(cls, db: Database, query_cache: QueryEmbeddingCache, neighbourhoods: NeighbourhoodCache,
                 settings: Settings | None = None) -> "HybridPlanner":
         settings = settings or db.settings
-        return cls(QueryEmbeddingStage(query_cache), (
+        planner = cls(QueryEmbeddingStage(query_cache), (
             SeedStage(db, settings.planner),
             SeedEntityStage(db, settings),
             BridgeStage(db, settings.planner, neighbourhoods),
@@ -48,15 +49,23 @@ class HybridPlanner:
             FusionStage(settings.planner),
             RerankStage(db, OfflineCrossEncoder.detect(), settings.planner),
         ))
+        faulty = settings.planner.fault_inject_stage
+        return planner.replacing(faulty, FailingStage(planner.stage(faulty))) if faulty else planner
 
     @property
     def stage_names(self) -> Sequence[str]:
         return [self.embed.name, *(s.name for s in self.stages)]
 
+    def stage(self, name: str) -> Stage:
+        """The stage called ``name`` (ValueError naming the stages when there is none)."""
+        found = next((s for s in (self.embed, *self.stages) if s.name == name), None)
+        if found is None:
+            raise ValueError(f"no planner stage named {name!r}; stages: {', '.join(self.stage_names)}")
+        return found
+
     def replacing(self, name: str, stage: Stage) -> "HybridPlanner":
         """A planner with the stage called ``name`` swapped for ``stage`` (same position)."""
-        if name not in self.stage_names:
-            raise ValueError(f"no planner stage named {name!r}; stages: {', '.join(self.stage_names)}")
+        self.stage(name)
         if name == self.embed.name:
             return HybridPlanner(stage, self.stages)
         return HybridPlanner(self.embed, tuple(stage if s.name == name else s for s in self.stages))

@@ -1,0 +1,165 @@
+"""Row-level security is a boundary, not a convention: SQL sessions opened by hand as the retrieval login and as
+another login granted the reader role try RESET ROLE, SET ROLE, SET SESSION AUTHORIZATION, writing the ids
+setting directly, calling the setter with forged or replayed proofs, and direct table and function reads. Not one
+row of the forbidden corpus comes back."""
+from __future__ import annotations
+
+import itertools
+import os
+from typing import AsyncIterator
+
+import asyncpg
+import pytest
+import pytest_asyncio
+
+from knowledge.db.retrieval_role import (BIND_SQL, READER_ROLE, RETRIEVAL_LOGIN, binding_proof, corpus_ids_text,
+                                         read_binding_key)
+from knowledge.db.server import with_user
+from knowledge.ingest.documents import documents_from_texts
+
+ALLOWED = ["Kestrel Labs moved its Lumen Gateway team to Porto in March.",
+           "The Atlas project picked Cobalt Systems as its labeling vendor."]
+FORBIDDEN = ["Project Nightingale is a secret acquisition of Tidepool Analytics by Kestrel Labs.",
+             "Tidepool Analytics stores salary data for Project Nightingale in Krakow."]
+CORPUS_TABLES = ["knowledge", "kg_entity", "kg_relation", "kg_entity_mention", "kg_extracted_chunk",
+                 "kg_entity_alias", "kg_community", "kg_community_member"]
+_analysts = itertools.count()
+
+
+@pytest_asyncio.fixture
+async def two_corpora(kapp):
+    allowed = await kapp.corpora.create("rls_allowed")
+    forbidden = await kapp.corpora.create("rls_forbidden")
+    await kapp.ingest_documents(allowed, documents_from_texts((f"a{i}", t) for i, t in enumerate(ALLOWED)))
+    await kapp.ingest_documents(forbidden, documents_from_texts((f"f{i}", t) for i, t in enumerate(FORBIDDEN)))
+    return kapp, allowed.id, forbidden.id
+
+
+@pytest_asyncio.fixture
+async def analyst(kapp) -> AsyncIterator[str]:
+    """A login role someone granted the reader role, as the issue describes (any such role must stay bound)."""
+    name = f"analyst_{os.getpid()}_{next(_analysts)}"
+    async with kapp.db.connection() as owner:
+        await owner.execute(f"CREATE ROLE {name} LOGIN")
+        await owner.execute(f"GRANT {READER_ROLE} TO {name}")
+    try:
+        yield name
+    finally:
+        async with kapp.db.connection() as owner:
+            await owner.execute(f"DROP OWNED BY {name}")
+            await owner.execute(f"DROP ROLE {name}")
+
+
+async def forbidden_rows(conn: asyncpg.Connection, forbidden, embedding) -> int:
+    """Rows of the forbidden corpus visible to this session, through every table and retrieval function."""
+    total = await conn.fetchval("SELECT count(*) FROM corpus WHERE id = $1", forbidden)
+    for table in CORPUS_TABLES:
+        total += await conn.fetchval(f"SELECT count(*) FROM {table} WHERE corpus_id = $1", forbidden)
+    for function in ("kb_hybrid_search", "kb_rrf_search"):
+        total += await conn.fetchval(f"SELECT count(*) FROM {function}($1, 'Nightingale Tidepool', $2::uuid[], 10)",
+                                     embedding, [forbidden])
+    return total
+
+
+async def refused(conn: asyncpg.Connection, statement: str, *args) -> bool:
+    try:
+        await conn.execute(statement, *args)
+    except asyncpg.PostgresError:
+        return True
+    return False
+
+
+async def attack(conn: asyncpg.Connection, owner_name: str, key: str, forbidden, embedding) -> list[int]:
+    """Everything a session of a non-owner role can try on its own; returns the forbidden rows seen after each."""
+    ids = corpus_ids_text([forbidden])
+    seen = [await forbidden_rows(conn, forbidden, embedding)]
+    await conn.execute("RESET ROLE")
+    assert await conn.fetchval("SELECT current_user") != owner_name
+    seen.append(await forbidden_rows(conn, forbidden, embedding))
+    assert await refused(conn, f'SET ROLE "{owner_name}"')
+    assert await refused(conn, f'SET SESSION AUTHORIZATION "{owner_name}"')
+    assert await refused(conn, "SET ROLE postgres") or owner_name == "postgres"
+    await conn.execute(f"SET ROLE {READER_ROLE}")
+    seen.append(await forbidden_rows(conn, forbidden, embedding))
+    await conn.execute("RESET ROLE")
+    await conn.execute("SELECT set_config('negentropy.accessible_corpus_ids', $1, false)", ids)
+    seen.append(await forbidden_rows(conn, forbidden, embedding))
+    await conn.execute("SELECT set_config('negentropy.accessible_corpus_proof', $1, false)", "0" * 64)
+    seen.append(await forbidden_rows(conn, forbidden, embedding))
+    assert await refused(conn, BIND_SQL, ids, "0" * 64)  # a forged proof
+    other_backend = binding_proof(key, conn.get_server_pid() + 1, ids)  # a real proof, replayed from elsewhere
+    assert await refused(conn, BIND_SQL, ids, other_backend)
+    await conn.execute("SELECT set_config('negentropy.accessible_corpus_proof', $1, false)", other_backend)
+    seen.append(await forbidden_rows(conn, forbidden, embedding))
+    assert await refused(conn, "SELECT ne_binding_proof($1, pg_backend_pid())", ids)
+    assert await refused(conn, "SELECT secret FROM ne_binding_key")
+    assert await refused(conn, "ALTER TABLE knowledge DISABLE ROW LEVEL SECURITY")
+    assert await refused(conn, "DROP POLICY knowledge_reader_scope ON knowledge")
+    assert await refused(conn, "CREATE OR REPLACE FUNCTION ne_accessible_corpus_ids() RETURNS uuid[] "
+                               "LANGUAGE sql AS $$ SELECT array_agg(id) FROM corpus $$")
+    seen.append(await forbidden_rows(conn, forbidden, embedding))
+    return seen
+
+
+async def open_as(kapp, role: str) -> asyncpg.Connection:
+    from pgvector.asyncpg import register_vector
+
+    conn = await asyncpg.connect(with_user(kapp.db.dsn, role))
+    await register_vector(conn)
+    return conn
+
+
+async def test_the_retrieval_login_cannot_bypass_row_level_security(two_corpora, embedder):
+    kapp, allowed, forbidden = two_corpora
+    embedding = embedder.embed(["Nightingale Tidepool"])[0]
+    async with kapp.db.connection() as owner:
+        owner_name = await owner.fetchval("SELECT current_user")
+        key = await read_binding_key(owner)
+        attributes = await owner.fetchrow("SELECT rolsuper, rolbypassrls, rolcreaterole FROM pg_roles "
+                                          "WHERE rolname = $1", RETRIEVAL_LOGIN)
+        assert await forbidden_rows(owner, forbidden, embedding) > 0  # the rows exist
+    assert not any(attributes.values())
+    conn = await open_as(kapp, RETRIEVAL_LOGIN)
+    try:
+        assert await attack(conn, owner_name, key, forbidden, embedding) == [0] * 7
+        # inside a transaction the application bound to the allowed corpus: still nothing else
+        async with conn.transaction():
+            ids = corpus_ids_text([allowed])
+            await conn.execute(BIND_SQL, ids, binding_proof(key, conn.get_server_pid(), ids))
+            assert await conn.fetchval("SELECT count(*) FROM knowledge") == len(ALLOWED)
+            await conn.execute("RESET ROLE")
+            await conn.execute(f"SET ROLE {READER_ROLE}")
+            assert await forbidden_rows(conn, forbidden, embedding) == 0
+            await conn.execute("SELECT set_config('negentropy.accessible_corpus_ids', $1, true)",
+                               corpus_ids_text([allowed, forbidden]))  # widening the bound ids voids the proof
+            assert await forbidden_rows(conn, forbidden, embedding) == 0
+            assert await conn.fetchval("SELECT count(*) FROM knowledge") == 0
+    finally:
+        await conn.close()
+
+
+async def test_a_login_granted_the_reader_role_cannot_read_or_bind_corpora(two_corpora, analyst, embedder):
+    kapp, _, forbidden = two_corpora
+    embedding = embedder.embed(["Nightingale Tidepool"])[0]
+    async with kapp.db.connection() as owner:
+        owner_name = await owner.fetchval("SELECT current_user")
+        key = await read_binding_key(owner)
+    conn = await open_as(kapp, analyst)
+    try:
+        assert await attack(conn, owner_name, key, forbidden, embedding) == [0] * 7
+        ids = corpus_ids_text([forbidden])  # even a proof valid for its own backend: the setter is not its to call
+        assert await refused(conn, BIND_SQL, ids, binding_proof(key, conn.get_server_pid(), ids))
+        assert await forbidden_rows(conn, forbidden, embedding) == 0
+    finally:
+        await conn.close()
+
+
+async def test_scoped_reads_log_in_as_the_retrieval_login_and_see_only_their_corpora(two_corpora):
+    kapp, allowed, forbidden = two_corpora
+    async with kapp.db.scoped([allowed]) as conn:
+        assert await conn.fetchval("SELECT session_user") == RETRIEVAL_LOGIN
+        assert await conn.fetchval("SELECT count(*) FROM knowledge") == len(ALLOWED)
+        await conn.execute("RESET ROLE")
+        assert await conn.fetchval("SELECT count(*) FROM knowledge WHERE corpus_id = $1", forbidden) == 0
+    async with kapp.db.scoped([]) as conn:
+        assert await conn.fetchval("SELECT count(*) FROM knowledge") == 0
