@@ -73,6 +73,47 @@ def test_extractive_answer_keeps_bridge_evidence_and_lists_links():
     assert answer.split("Cross-corpus links:")[1].strip() == "- Project Docs -> Research Papers via Aurora Vector Engine: evidence [2]"
 
 
+def test_evidence_follows_the_chain_from_the_linking_fact_to_the_final_entity():
+    bridge = {"source_corpus_id": "a", "source_corpus_label": "Team Notes", "target_corpus_id": "b",
+              "target_corpus_label": "Project Docs", "via_entity": "Cobalt Systems", "hops": 1}
+    results = [
+        _hit(1, "Microsoft acquired Cobalt Systems in November 2023. The office kitchen was renovated.",
+             "Project Docs", "graph_expanded", bridge),
+        _hit(2, "The Atlas team meets weekly. Decision: the Atlas team picked Cobalt Systems as the labeling vendor.",
+             "Team Notes"),
+        _hit(3, "Labeling quality is reviewed by the team every sprint.", "Team Notes"),
+    ]
+    picked = select_evidence("Which company owns the labeling vendor the Atlas team picked?", results)
+    assert [(e.citation_id, e.sentence) for e in picked[:2]] == [
+        (2, "Decision: the Atlas team picked Cobalt Systems as the labeling vendor."),
+        (1, "Microsoft acquired Cobalt Systems in November 2023.")]
+    assert all("kitchen" not in e.sentence for e in picked)
+
+
+def test_rare_question_words_outweigh_common_ones():
+    results = [_hit(1, "Project Helios depends on the Aurora Vector Engine for its lookups.", "Project Docs"),
+               _hit(2, "Aurora Vector Engine is open source and keeps its index on SSD.", "Project Docs"),
+               _hit(3, "Aurora Vector Engine was developed by Dr. Lin Wei and the storage group at Tsinghua "
+                       "University to keep billion-scale embedding collections on flash.", "Research Papers")]
+    [best] = select_evidence("Who developed the Aurora Vector Engine?", results, limit=1)
+    assert best.citation_id == 3
+
+
+def test_the_answer_passes_on_the_routers_knowledge_gap():
+    gap = {"reason": "no_access", "message": "Finance Ledger is where finance requests like this are answered, but "
+           "kenji cannot read it", "owner_id": "greta", "owner_name": "Greta Lindqvist",
+           "library_id": "finance-ledger", "library_name": "Finance Ledger"}
+    found = compose_search_answer("What did the contract cost?", {
+        "status": "success", "knowledge_gap": gap,
+        "results": [_hit(1, "The Cobalt Systems contract was signed in March.", "Team Notes")]})
+    notice = ("Knowledge gap: Finance Ledger is where finance requests like this are answered, but kenji cannot "
+              "read it. Ask Greta Lindqvist, owner of Finance Ledger.")
+    assert found.endswith("\n\n" + notice) and "[1]" in found
+    empty = compose_search_answer("What did the contract cost?", {"status": "success", "results": [],
+                                                                  "corpora": ["Team Notes"], "knowledge_gap": gap})
+    assert empty == "I found no passages about that in Team Notes.\n\n" + notice
+
+
 def test_evidence_falls_back_to_the_top_result_when_no_word_matches():
     picked = select_evidence("zzz", [_hit(3, "Completely unrelated sentence here.", "Team Notes")])
     assert [(e.sentence, e.citation_id) for e in picked] == [("Completely unrelated sentence here.", 3)]
@@ -100,6 +141,14 @@ def _request(tools: list[str], context: SessionContext, user: str) -> LlmRequest
      ("search_knowledge_graph_with_papers", {"query": "Which papers use RRF?", "corpus_ids": [B.id]})),
     (["search_knowledge_base", "search_knowledge_graph_global", "search_knowledge_graph_with_papers"],
      SessionContext([]), "Who leads Helios?", ("search_knowledge_base", {"query": "Who leads Helios?"})),
+    (["search_knowledge_base", "search_knowledge_graph_global", "search_knowledge_graph_with_papers"],
+     SessionContext([B]), "In which city is the lead author of the Quill paper based? @papers",
+     ("search_knowledge_base", {"query": "In which city is the lead author of the Quill paper based?",
+                                "corpus_ids": [B.id]})),
+    (["search_knowledge_base", "search_knowledge_graph_global", "search_knowledge_graph_with_papers"],
+     SessionContext([B]), "Who are the authors of the Quill paper? @papers",
+     ("search_knowledge_graph_with_papers", {"query": "Who are the authors of the Quill paper?",
+                                             "corpus_ids": [B.id]})),
     (["ingest_to_corpus"], SessionContext([A]), "save this to @team_notes: the retro is friday",
      ("ingest_to_corpus", {"text": "the retro is friday", "corpus_id": A.id})),
     (["ingest_to_corpus"], SessionContext([A], [], "ingest", "kept from before"), "@team_notes",
