@@ -57,14 +57,12 @@ def test_bad_durations_are_refused(text: str) -> None:
 
 
 def test_cli_issues_a_token_with_expires_in_and_lists_its_expiry(acme: Acme, monkeypatch) -> None:
-    from cli.common import console
     from cli.main import app
 
-    monkeypatch.setattr(console, "width", 200)  # the table row with the token id must not wrap
     monkeypatch.setenv("NE_DATABASE_URL", acme.kapp.db.dsn)
     monkeypatch.setenv("NE_TOPOLOGY_PATH", str(acme.topology_path))
     reset_settings_cache()
-    runner = CliRunner()
+    runner = CliRunner(env={"COLUMNS": "200"})  # the table row with the token id must not wrap
     try:
         issued = runner.invoke(app, ["token", "issue", "olga", "--label", "cli expiry", "--expires-in", "2h"])
         assert issued.exit_code == 0, issued.output

@@ -4,7 +4,6 @@ import json
 
 from typer.testing import CliRunner
 
-from cli.common import console
 from cli.main import app
 from config.settings import reset_settings_cache
 
@@ -19,9 +18,8 @@ async def test_ingest_reports_each_skipped_file_exits_2_and_stats_show_the_corpu
     (folder / "big.txt").write_text("科斯特雷尔实验室开发了流明网关。" * 25, encoding="utf-8")  # 1,200 bytes
     monkeypatch.setenv("NE_DATABASE_URL", await new_database("cli16"))
     monkeypatch.setenv("NE_CHUNKING__MAX_FILE_BYTES", "1000")
-    monkeypatch.setattr(console, "width", 250)  # the shared console may carry a width another test fixed; pin it
     reset_settings_cache()
-    runner = CliRunner()
+    runner = CliRunner(env={"COLUMNS": "250"})  # outside a terminal Rich wraps at 80 columns
 
     def run(*args: str):
         return runner.invoke(app, list(args), catch_exceptions=False)
