@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from knowledge.graph import extraction_patterns as P
-from knowledge.graph.extraction.naming import Candidate, name_initials
+from knowledge.graph.extraction.naming import NAME_WORD_RE, Candidate, name_initials
 from knowledge.graph.extraction.types import COOCCUR_WEIGHT, TYPED_WEIGHT, ExtractedEntity, ExtractedRelation, Extraction
 from knowledge.graph.normalize import normalize_name
 
@@ -121,6 +121,13 @@ def _merge_short_names(groups: dict[str, Group]) -> None:
         if len(words) >= 2 and _decide_type(g.votes) in ("PRODUCT", "ORG", "EVENT") and max(g.votes.values()) >= 3:
             lead = words[1] if words[0].lower() in P.PRODUCT_FIRST else words[0]
             by_first.setdefault(normalize_name(lead), []).append(g)
+    # "McCartney" after "Paul McCartney": a surname repeats the person's full name
+    by_last: dict[str, list[Group]] = {}
+    for g in groups.values():
+        words = g.mentions[0].surface.split()
+        if 2 <= len(words) <= 4 and all(NAME_WORD_RE.fullmatch(w) for w in words) \
+                and _decide_type(g.votes) in ("PERSON", "OTHER") and words[-1].lower() not in P.HEAD_WORDS:
+            by_last.setdefault(normalize_name(words[-1]), []).append(g)
     for key, g in list(groups.items()):
         surf = g.mentions[0].surface
         if " " in surf or not g.mentions[0].english or key.startswith("food:"):
@@ -128,6 +135,8 @@ def _merge_short_names(groups: dict[str, Group]) -> None:
         if g.votes and max(g.votes.values()) >= 3:
             continue
         targets = [t for t in by_first.get(key, []) if t.key != key]
+        if not targets:
+            targets = [t for t in by_last.get(key, []) if t.key != key]
         if len(targets) != 1:
             continue
         target = targets[0]
