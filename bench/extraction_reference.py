@@ -101,6 +101,9 @@ class ReferenceExtractor:
         # a chunk of a passage longer than one chunk
         return next((p for key, p in self._by_text.items() if len(flat) > 40 and flat in key), None)
 
+    def covers(self, text: str) -> bool:
+        return self._passage(text) is not None
+
     def extract(self, text: str) -> Extraction:
         passage = self._passage(text)
         if passage is None:
