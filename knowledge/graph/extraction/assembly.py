@@ -160,11 +160,13 @@ _ROLE_VOTES: dict[str, tuple[tuple[str, str, float], ...]] = {
 _LEAD_CLOSE_RE = re.compile(r"^[\"”’」』》)）\]]+")
 _TRAIL_OPEN_RE = re.compile(r"[\"“‘「『《(（\[]+$")
 _WS_RE = re.compile(r"\s+")
+# a title the name's span leaves out: "was developed by Dr. Lin Wei" -> between " was developed by "
+_TRAIL_TITLE_RE = re.compile(r"(?<=\s)(?:Dr|Prof|Professor|Mr|Mrs|Ms|Mx|Sir|Dame)\.?\s+$")
 
 
 def _match_predicates(text: str, a: Candidate, b: Candidate) -> list[tuple[str, bool, str | None]]:
     between = text[a.end:b.start]
-    between = _TRAIL_OPEN_RE.sub("", _LEAD_CLOSE_RE.sub("", between))
+    between = _TRAIL_TITLE_RE.sub("", _TRAIL_OPEN_RE.sub("", _LEAD_CLOSE_RE.sub("", between)))
     after = text[b.end:b.end + 60]
     after = _LEAD_CLOSE_RE.sub("", after)
     found: list[tuple[str, bool, str | None]] = []

@@ -129,7 +129,8 @@ class OfflineExtractor:
                     legal = True
                     j += 1
                     break
-                if gap == ". " and _DOTTED_RE.fullmatch(cur) and (is_cap(nxt) or nxt.isdigit()):
+                if gap == ". " and _DOTTED_RE.fullmatch(cur) and (nxt.isdigit() or (
+                        is_cap(nxt) and nxt.lower() not in P.TITLES and not nxt.endswith("al"))):
                     parts.append(j + 1)                              # "U.S. Supreme Court", "U.S. 95"
                     end = nxt_e
                     j += 1
@@ -169,8 +170,8 @@ class OfflineExtractor:
                         and text[nxt_e:toks[j + 2][0]] == " " and is_cap(toks[j + 2][2])
                         and toks[j + 2][2].lower() not in P.STOPWORDS
                         and (cur.lower() in P.OF_HEADS or nxt in P.NAME_PARTICLES
-                             or (nxt == "of" and cur.lower() not in P.STOPWORDS and cur.lower() not in P.TITLES
-                                 and not cur.isupper()))):
+                             or (nxt == "of" and len(parts) == 1 and _of_head(cur)))
+                        and not any(toks[k][2] == "of" for k in parts)):
                     parts.extend((j + 1, j + 2))
                     end = toks[j + 2][1]
                     j += 2
@@ -245,6 +246,13 @@ class OfflineExtractor:
                 end = toks[parts[-1]][1] if parts else end
                 continue
             break
+        # a nationality ends no name ("OrionEval German", "North American") and starts one only before a
+        # name head ("American Civil War", "British Columbia"; not "American Precisionist")
+        while len(parts) >= 2 and toks[parts[-1]][2].lower() in P.NATIONALITIES:
+            parts = parts[:-1]
+        if len(parts) == 2 and toks[parts[0]][2].lower() in P.NATIONALITIES and not legal \
+                and toks[parts[-1]][2].lower() not in P.HEAD_WORDS | P.NATIONAL_NAME_HEADS:
+            parts = parts[1:]
         # "Project Atlas Weekly": the meeting about the project names the project
         while len(parts) >= 3 and not legal and toks[parts[-1]][2].lower() in P.DOCUMENT_TAIL_WORDS \
                 and (toks[parts[0]][2].lower() in P.PRODUCT_FIRST or ctx.heading):
@@ -284,7 +292,8 @@ class OfflineExtractor:
             if (low in P.STOPWORDS and not cased_known(w)) or low in P.TITLES or low in P.LEGAL_SUFFIXES or len(w) < 2 \
                     or re.fullmatch(r"[IVX]+", w):
                 return
-            if (low in P.INITIAL_STOPWORDS or low in P.HEAD_WORDS or low in P.NATIONALITIES) and not known:
+            if (low in P.INITIAL_STOPWORDS or low in P.HEAD_WORDS or low in P.NATIONALITIES
+                    or low in P.NEVER_ALONE) and not known:
                 return
             if low in P.NON_ENTITY_ACRONYMS or w.rstrip("s").lower() in P.NON_ENTITY_ACRONYMS:
                 return
@@ -428,6 +437,14 @@ class OfflineExtractor:
 _SEASONS = frozenset(["spring", "summer", "autumn", "fall", "winter"])
 _PRONOUN_I_AFTER_RE = re.compile(r"\s+(?:am|was|have|had|will|would|think|thought|do|did|can|could|went|said|"
                                  r"know|knew|love|feel|felt|want|need|see|saw|hope|guess|believe|also|really)\b")
+
+
+def _of_head(word: str) -> bool:
+    """A one-word start of an "X of Y" name ("Reign of Terror"), not a person ("Gurewitz of Bad Religion" has
+    two words before "of") nor a direction ("North of Makaha")."""
+    low = word.lower()
+    return not (low in P.FIRST_NAMES or low in P.NEVER_ALONE or low in P.STOPWORDS or low in P.TITLES
+                or low in P.NATIONALITIES or word.isupper())
 
 
 def _season_name(word: str, toks: list, k: int) -> bool:

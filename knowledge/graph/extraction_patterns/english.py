@@ -85,7 +85,17 @@ NAME_ABBREVIATIONS = frozenset(["st", "mt", "ft", "jr", "sr"])
 # Season words that start a name only before these ("Summer Olympics", "Winter Palace").
 SEASON_NAME_HEADS = frozenset(["olympics", "olympic", "games", "paralympics", "universiade", "palace",
                                "solstice", "school"])
-ROMAN_NUMERAL_RE = re.compile(r"(?:X{0,3})(?:IX|IV|V?I{0,3})")
+# Last words that make a nationality-led sequence one name.
+NATIONAL_NAME_HEADS = frozenset(w.lower() for w in _words(
+    "War Wars Empire Revolution Navy Army Columbia League Party Conference Union Republic Senate Parliament "
+    "Congress Airlines Airways Railway Railways Broadcasting Open Championship Cup Government Peninsula "
+    "Ocean Sea Alps Plateau Basin Guiana Samoa Virgin Islands Confederation Federation Monarchy Dynasty"
+))
+# Compass and size words: parts of names ("North Carolina", "Greater London"), never a name alone.
+NEVER_ALONE = frozenset(w.lower() for w in _words(
+    "North South East West Northeast Northwest Southeast Southwest Central Upper Lower Greater Middle Inner "
+    "Outer Empire Kingdom Republic Church People Women Men World Earth Census State"
+))
 
 # Adjectives that start many sentences but also real names ("New York"): dropped at sentence start
 # unless the whole name is known, and never an entity on their own.
@@ -138,7 +148,15 @@ OF_HEADS = frozenset(w.lower() for w in _words(
     "State States Province City Conference Summit Congress Commission Committee Agency Authority "
     "Court House Order Union Alliance Organization Organisation Fund Corps Chamber Journal Festival "
     "Battle War Treaty Bay Straits Sisters Brothers Sons Johnson Procter Ernst Marks Barnes Simon "
-    "Standard Tiffany Arm Hewlett"
+    "Standard Tiffany Arm Hewlett "
+    "Register Registry Medal Reign Age Era Siege Sack Earl Duke Duchess Count Countess Prince Princess "
+    "King Queen Emperor Empress Bishop Archbishop Diocese Archdiocese Parish Borough Municipality "
+    "Empire Duchy Principality Act Declaration Gospel Epistle Book Cathedral Basilica Chapel Abbey "
+    "Monastery Temple Palace Castle Tower Bridge Strait River Valley Island Islands Coast Government "
+    "Parliament Senate Assembly Army Navy Legion Regiment Fleet Confederation Commonwealth Gallery "
+    "Library Archive Archives Hospital Prize Cross Directorate Administration Service Sultan Emir Shah "
+    "Tsar Czar Pope Patriarch Caliph Raja Maharaja Nawab Marquess Viscount Baron Knights Daughters Friends "
+    "Statue Tomb Line Film Orchestra Opera Theatre Theater Conservatory Cemetery Garden Gardens Zoo"
 ))
 
 ORG_HEADS = frozenset(w.lower() for w in _words(
@@ -478,4 +496,16 @@ SENT_BOUNDARY_RE = re.compile(
     r"|\.[”’\"」』）)\]]*(?=\s|$|[" + CJK + r"])"  # full stop followed by space, end or CJK
     r"|\n[ \t]*\n\s*"                      # blank line
     r"|\n(?=[ \t]*(?:[#>*•\-–|]|\d+[.)]\s))"  # list item / heading / table row
+)
+
+# --------------------------------------------------------------------------------------------
+# Generic names: real entities inside one text, but too unspecific to link two corpora
+# --------------------------------------------------------------------------------------------
+
+# File formats and generic data / AI terms; with NATIONALITIES, CONCEPT_PHRASES, CONCEPT_GAZ and the
+# well-known places of PLACE_GAZ they make GENERIC_KEYS (knowledge/canonical/specificity.py).
+GENERIC_TERMS = (
+    "PDF|CSV|TSV|JSON|JSONL|XML|YAML|HTML|Markdown|DOCX|XLSX|PPTX|TXT|PNG|JPEG|JPG|GIF|SVG|MP3|MP4|ZIP|"
+    "PII|PHI|LLM|LLMs|AI|ML|API|APIs|SDK|SQL|GPU|GPUs|CPU|CPUs|SSD|HDD|RAM|VM|OCR|NLP|RAG|UI|UX|SaaS|IT|HR|QA|FAQ|"
+    "English|Internet|Web|Cloud|Email|E-mail"
 )
