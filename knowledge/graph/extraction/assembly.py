@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from knowledge.graph import extraction_patterns as P
-from knowledge.graph.extraction.naming import NAME_WORD_RE, Candidate, name_initials
+from knowledge.graph.extraction.naming import Candidate, name_initials
 from knowledge.graph.extraction.types import COOCCUR_WEIGHT, TYPED_WEIGHT, ExtractedEntity, ExtractedRelation, Extraction
 from knowledge.graph.normalize import normalize_name
 
@@ -15,6 +15,9 @@ MAX_COOCCUR_ENTITIES = 12
 # Typed predicates are looked for between mentions at most this far apart.
 MAX_PAIR_GAP_CHARS = 160
 MAX_PAIR_GAP_MENTIONS = 6
+
+# a word of a person's name, accents and inner capitals allowed ("Jiménez", "McCartney", "O'Brien", "C.")
+_NAME_WORD_RE = re.compile(r"[^\W\d_](?:[^\W\d_]|['’.-])*")
 
 _TIE_ORDER = {t: i for i, t in enumerate(("PERSON", "ORG", "PLACE", "PRODUCT", "EVENT", "FOOD", "CONCEPT",
                                           "OTHER"))}
@@ -125,7 +128,7 @@ def _merge_short_names(groups: dict[str, Group]) -> None:
     by_last: dict[str, list[Group]] = {}
     for g in groups.values():
         words = g.mentions[0].surface.split()
-        if 2 <= len(words) <= 4 and all(NAME_WORD_RE.fullmatch(w) for w in words) \
+        if 2 <= len(words) <= 4 and all(_NAME_WORD_RE.fullmatch(w) for w in words) \
                 and _decide_type(g.votes) in ("PERSON", "OTHER") and words[-1].lower() not in P.HEAD_WORDS:
             by_last.setdefault(normalize_name(words[-1]), []).append(g)
     for key, g in list(groups.items()):

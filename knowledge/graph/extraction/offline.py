@@ -27,6 +27,7 @@ from knowledge.graph.normalize import normalize_name
 
 _HYPHEN_TAIL_RE = re.compile(r"(.+?)-([a-z]+)")
 _DOTTED_RE = re.compile(r"[A-Z](?:\.[A-Z])+")
+_SCORE_AFTER_RE = re.compile(r"\s*(?:[-–—:]|to)\s*\d|\s+(?:points?|goals?|wins?|votes?|seats?|medals?)\b")
 _YEAR_BEFORE_RE = re.compile(r"(?<![\w.,])(1[5-9]\d\d|20\d\d) $")
 
 
@@ -129,6 +130,11 @@ class OfflineExtractor:
                     legal = True
                     j += 1
                     break
+                if gap == ". " and len(cur) == 1 and cur.isupper() and is_cap(nxt) and len(parts) <= 3:
+                    parts.append(j + 1)                              # "Joseph C. Szabo"
+                    end = nxt_e
+                    j += 1
+                    continue
                 if gap == ". " and _DOTTED_RE.fullmatch(cur) and (nxt.isdigit() or (
                         is_cap(nxt) and nxt.lower() not in P.TITLES and not nxt.endswith("al"))):
                     parts.append(j + 1)                              # "U.S. Supreme Court", "U.S. 95"
@@ -176,7 +182,8 @@ class OfflineExtractor:
                     end = toks[j + 2][1]
                     j += 2
                     continue
-                if P.VERSION_RE.fullmatch(nxt) and cur.lower() not in P.STOPWORDS and not cur.isdigit():
+                if P.VERSION_RE.fullmatch(nxt) and cur.lower() not in P.STOPWORDS and not cur.isdigit() \
+                        and not _SCORE_AFTER_RE.match(text, nxt_e) and normalize_name(cur) not in P.PLACE_GAZ:
                     parts.append(j + 1)
                     end = nxt_e
                     j += 1
@@ -212,7 +219,8 @@ class OfflineExtractor:
                 parts = parts[1:]
                 initial = bool(parts) and parts[0] in initials
                 continue
-            if (low in P.STOPWORDS or low in P.CONNECTORS) and not cased_known(w) \
+            if (low in P.STOPWORDS or (low in P.CONNECTORS and not (w[0].isupper() and low in P.NAME_PARTICLES
+                                                                    and rest))) and not cased_known(w) \
                     and not (rest and _season_name(w, toks, parts[0])):
                 parts = parts[1:]
                 initial = bool(parts) and parts[0] in initials
@@ -370,7 +378,8 @@ class OfflineExtractor:
                     if len(words) > 6 or len(inner) < 2:
                         continue
                     stop = sum(1 for w in words if w.lower() in P.STOPWORDS)
-                    if stop * 2 > len(words) or (inner.islower() and len(words) > 4):
+                    title_case = sum(1 for w in words if w[:1].isupper()) * 2 > len(words)
+                    if (stop * 2 > len(words) and not title_case) or (inner.islower() and len(words) > 4):
                         continue
                     clean = [w for w in re.findall(r"[A-Za-z0-9][\w.+-]*", inner)] or [inner]
                     votes = english_votes(clean, inner, title=False, legal=False)

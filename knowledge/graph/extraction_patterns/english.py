@@ -480,6 +480,7 @@ CAMEL_RE = re.compile(r"(?:[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z]+[A-Z][A-Za
 QUOTE_RES = (
     (re.compile(r'"([^"\n]{1,60})"'), "CONCEPT"),
     (re.compile(r"“([^”\n]{1,60})”"), "CONCEPT"),
+    (re.compile(r"``\s?([^`'\n]{1,60}?)\s?''"), "CONCEPT"),                  # ``Title'' (LaTeX-style quotes)
     (re.compile(r"「([^」\n]{1,40})」"), "CONCEPT"),
     (re.compile(r"『([^』\n]{1,40})』"), "CONCEPT"),
     (re.compile(r"《([^》\n]{1,40})》"), "OTHER"),
