@@ -453,7 +453,7 @@ def _of_head(word: str) -> bool:
     two words before "of") nor a direction ("North of Makaha")."""
     low = word.lower()
     return not (low in P.FIRST_NAMES or low in P.NEVER_ALONE or low in P.STOPWORDS or low in P.TITLES
-                or low in P.NATIONALITIES or word.isupper())
+                or low in P.NATIONALITIES or word.isupper() or looks_common(word))   # not "Ingestion of PDF"
 
 
 def _season_name(word: str, toks: list, k: int) -> bool:
