@@ -218,13 +218,17 @@ def results_path(dataset_name: str, limit_questions: int | None) -> Path:
 
 async def run_dataset(source: DatasetSource, dataset: MultiHopDataset, splits: Sequence[int],
                       limit_questions: int | None, embedder, *, write: bool = True, server_dsn: str | None = None,
-                      cache: bool = False) -> list[dict]:
+                      cache: bool = False, reference_triples: bool = False) -> list[dict]:
     results = []
     for corpus_count in splits:
         started = time.perf_counter()
         async with ingested_app(dataset, corpus_count, embedder=embedder, server_dsn=server_dsn,
                                 cache=cache) as (kapp, corpora):
             result = await score_methods(kapp, dataset, [c.id for c in corpora])
+        if reference_triples:
+            from bench.multihop_reference import add_reference_rows
+
+            await add_reference_rows(result, dataset, corpus_count, embedder, server_dsn=server_dsn, cache=cache)
         result.update(dataset=dataset.name, passages=len(dataset.passages), seconds=time.perf_counter() - started)
         results.append(result)
         print_results(result)
@@ -239,7 +243,8 @@ async def run_dataset(source: DatasetSource, dataset: MultiHopDataset, splits: S
 
 
 async def run(sources: Sequence[DatasetSource], splits: Sequence[int], limit_questions: int | None = None, *,
-              write: bool = True, server_dsn: str | None = None, cache: bool = False) -> list[dict]:
+              write: bool = True, server_dsn: str | None = None, cache: bool = False,
+              reference_triples: bool = False) -> list[dict]:
     from knowledge.embedding import get_embedder
 
     datasets = [source.load() for source in sources]  # a bad file fails here, before any ingest
@@ -251,7 +256,7 @@ async def run(sources: Sequence[DatasetSource], splits: Sequence[int], limit_que
     results = []
     for source, dataset in zip(sources, datasets):
         results += await run_dataset(source, dataset, splits, limit_questions, embedder, write=write,
-                                     server_dsn=server_dsn, cache=cache)
+                                     server_dsn=server_dsn, cache=cache, reference_triples=reference_triples)
     print_cross_set_selection(results)
     console.print(f"total {time.perf_counter() - started:.0f} s")
     return results
@@ -275,10 +280,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--limit-questions", type=int, default=None)
     parser.add_argument("--cache-db", action="store_true",
                         help="keep the ingested databases and reuse them while ingest code and data are unchanged")
+    parser.add_argument("--reference-triples", action="store_true",
+                        help="add the planner on the silver reference's entities and triples (MuSiQue) as rows")
     args = parser.parse_args(argv)
     try:
         sources = sources_from_args(args.questions, args.corpus)
-        asyncio.run(run(sources, args.splits, args.limit_questions, cache=args.cache_db))
+        asyncio.run(run(sources, args.splits, args.limit_questions, cache=args.cache_db,
+                        reference_triples=args.reference_triples))
     except (MissingDataError, DatasetFormatError) as exc:
         console.print(f"[red]bench multihop:[/red] {exc}")
         sys.exit(2)

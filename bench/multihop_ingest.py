@@ -8,7 +8,9 @@ built under a temporary name and renamed only when complete: an interrupted inge
 from __future__ import annotations
 
 import hashlib
+import inspect
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import AsyncIterator
 
 import asyncpg
@@ -19,6 +21,7 @@ from config import get_settings
 from knowledge.app import KnowledgeApp
 from knowledge.corpora import Corpus
 from knowledge.db.server import resolve_database_url, with_database
+from knowledge.graph.extraction import Extractor
 from knowledge.ingest.documents import Document
 
 # what ingest stores depends on these; anything else (retrieval, planner) can change under a cached database
@@ -30,7 +33,10 @@ def split_name(dataset: MultiHopDataset, index: int, corpus_count: int) -> str:
     return f"{dataset.name}_{index + 1}of{corpus_count}".replace("-", "_")[:63]
 
 
-async def ingest_split(kapp: KnowledgeApp, dataset: MultiHopDataset, corpus_count: int) -> list[Corpus]:
+async def ingest_split(kapp: KnowledgeApp, dataset: MultiHopDataset, corpus_count: int,
+                       extractor: Extractor | None = None) -> list[Corpus]:
+    if extractor is not None:
+        kapp.graph.extractor = extractor     # an ablation (bench/multihop_reference.py); the default is the app's
     corpora = [await kapp.corpora.create(split_name(dataset, i, corpus_count)) for i in range(corpus_count)]
     buckets: list[list[Document]] = [[] for _ in range(corpus_count)]
     for passage in dataset.passages:
@@ -42,8 +48,11 @@ async def ingest_split(kapp: KnowledgeApp, dataset: MultiHopDataset, corpus_coun
     return corpora
 
 
-def ingest_fingerprint(dataset: MultiHopDataset, corpus_count: int) -> str:
+def ingest_fingerprint(dataset: MultiHopDataset, corpus_count: int, extractor: Extractor | None = None) -> str:
     digest = hashlib.sha1(f"{dataset.name}|{corpus_count}".encode())
+    if extractor is not None:
+        digest.update(type(extractor).__name__.encode())
+        digest.update(Path(inspect.getfile(type(extractor))).read_bytes())
     for passage in dataset.passages:
         digest.update(passage.key.encode())
     for root in _INGEST_CODE:
@@ -75,16 +84,18 @@ async def _admin(server_dsn: str, statement: str) -> None:
 
 @asynccontextmanager
 async def ingested_app(dataset: MultiHopDataset, corpus_count: int, *, embedder, server_dsn: str | None = None,
-                       cache: bool = False) -> AsyncIterator[tuple[KnowledgeApp, list[Corpus]]]:
+                       cache: bool = False, extractor: Extractor | None = None
+                       ) -> AsyncIterator[tuple[KnowledgeApp, list[Corpus]]]:
     """A KnowledgeApp with ``dataset`` split over ``corpus_count`` corpora: on a throwaway database, or with
-    ``cache`` on a kept one built by an earlier run with the same fingerprint."""
+    ``cache`` on a kept one built by an earlier run with the same fingerprint. ``extractor`` replaces the
+    app's graph extractor for this ingest only."""
     if not cache:
         async with scratch_app(server_dsn=server_dsn, embedder=embedder) as kapp:
-            yield kapp, await ingest_split(kapp, dataset, corpus_count)
+            yield kapp, await ingest_split(kapp, dataset, corpus_count, extractor)
         return
     settings = get_settings()
     server_dsn = server_dsn or resolve_database_url(settings)
-    name = f"mh_{ingest_fingerprint(dataset, corpus_count)}"
+    name = f"mh_{ingest_fingerprint(dataset, corpus_count, extractor)}"
     if await _database_exists(server_dsn, name):
         console.print(f"reusing cached database {name} ({dataset.name}, N = {corpus_count})")
     else:
@@ -94,7 +105,7 @@ async def ingested_app(dataset: MultiHopDataset, corpus_count: int, *, embedder,
         kapp = await KnowledgeApp.open(settings, dsn=with_database(server_dsn, building), embedder=embedder,
                                        progress=False)
         try:
-            await ingest_split(kapp, dataset, corpus_count)
+            await ingest_split(kapp, dataset, corpus_count, extractor)
         finally:
             await kapp.close()
         await _admin(server_dsn, f'ALTER DATABASE "{building}" RENAME TO "{name}"')

@@ -16,7 +16,9 @@ def multihop(splits: List[int] = typer.Option([1, 3], "--split", help="Number of
                  None, help="Questions file (MuSiQue or HotpotQA format); default: both dev sets of ../shared/data"),
              corpus: Optional[str] = typer.Option(
                  None, help="Corpus file of {title, text} records; default: the questions' own paragraphs"),
-             cache_db: bool = typer.Option(False, "--cache-db", help="Keep and reuse the ingested databases")) -> None:
+             cache_db: bool = typer.Option(False, "--cache-db", help="Keep and reuse the ingested databases"),
+             reference_triples: bool = typer.Option(
+                 False, "--reference-triples", help="Also the planner on the silver reference triples (MuSiQue)")) -> None:
     """Recall@2/5/10 and MRR for BM25, dense, kb_rrf hybrid, legacy and the HybridPlanner, paired against dense."""
     from bench.multihop import main
 
@@ -29,7 +31,21 @@ def multihop(splits: List[int] = typer.Option([1, 3], "--split", help="Number of
         argv += ["--limit-questions", str(limit_questions)]
     if cache_db:
         argv.append("--cache-db")
+    if reference_triples:
+        argv.append("--reference-triples")
     main(argv)
+
+
+@bench_app.command("extraction")
+def extraction(limit_passages: Optional[int] = typer.Option(None, help="Only the first N passages"),
+               reference: Optional[str] = typer.Option(
+                   None, help="Reference file of {title, text, entities, triples}; default: the MuSiQue one in ../shared/data"),
+               errors: int = typer.Option(0, help="Print the N most frequent false positives and misses")) -> None:
+    """Offline entity / relation extraction precision and recall against the MuSiQue silver reference."""
+    from bench.extraction import main
+
+    main([*(["--limit-passages", str(limit_passages)] if limit_passages else []),
+          *(["--reference", reference] if reference else []), "--errors", str(errors)])
 
 
 @bench_app.command("latency")

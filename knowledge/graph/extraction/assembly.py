@@ -16,6 +16,9 @@ MAX_COOCCUR_ENTITIES = 12
 MAX_PAIR_GAP_CHARS = 160
 MAX_PAIR_GAP_MENTIONS = 6
 
+# a word of a person's name, accents and inner capitals allowed ("Jiménez", "McCartney", "O'Brien", "C.")
+_NAME_WORD_RE = re.compile(r"[^\W\d_](?:[^\W\d_]|['’.-])*")
+
 _TIE_ORDER = {t: i for i, t in enumerate(("PERSON", "ORG", "PLACE", "PRODUCT", "EVENT", "FOOD", "CONCEPT",
                                           "OTHER"))}
 
@@ -121,6 +124,13 @@ def _merge_short_names(groups: dict[str, Group]) -> None:
         if len(words) >= 2 and _decide_type(g.votes) in ("PRODUCT", "ORG", "EVENT") and max(g.votes.values()) >= 3:
             lead = words[1] if words[0].lower() in P.PRODUCT_FIRST else words[0]
             by_first.setdefault(normalize_name(lead), []).append(g)
+    # "McCartney" after "Paul McCartney": a surname repeats the person's full name
+    by_last: dict[str, list[Group]] = {}
+    for g in groups.values():
+        words = g.mentions[0].surface.split()
+        if 2 <= len(words) <= 4 and all(_NAME_WORD_RE.fullmatch(w) for w in words) \
+                and _decide_type(g.votes) in ("PERSON", "OTHER") and words[-1].lower() not in P.HEAD_WORDS:
+            by_last.setdefault(normalize_name(words[-1]), []).append(g)
     for key, g in list(groups.items()):
         surf = g.mentions[0].surface
         if " " in surf or not g.mentions[0].english or key.startswith("food:"):
@@ -128,6 +138,8 @@ def _merge_short_names(groups: dict[str, Group]) -> None:
         if g.votes and max(g.votes.values()) >= 3:
             continue
         targets = [t for t in by_first.get(key, []) if t.key != key]
+        if not targets:
+            targets = [t for t in by_last.get(key, []) if t.key != key]
         if len(targets) != 1:
             continue
         target = targets[0]
@@ -151,11 +163,13 @@ _ROLE_VOTES: dict[str, tuple[tuple[str, str, float], ...]] = {
 _LEAD_CLOSE_RE = re.compile(r"^[\"”’」』》)）\]]+")
 _TRAIL_OPEN_RE = re.compile(r"[\"“‘「『《(（\[]+$")
 _WS_RE = re.compile(r"\s+")
+# a title the name's span leaves out: "was developed by Dr. Lin Wei" -> between " was developed by "
+_TRAIL_TITLE_RE = re.compile(r"(?<=\s)(?:Dr|Prof|Professor|Mr|Mrs|Ms|Mx|Sir|Dame)\.?\s+$")
 
 
 def _match_predicates(text: str, a: Candidate, b: Candidate) -> list[tuple[str, bool, str | None]]:
     between = text[a.end:b.start]
-    between = _TRAIL_OPEN_RE.sub("", _LEAD_CLOSE_RE.sub("", between))
+    between = _TRAIL_TITLE_RE.sub("", _TRAIL_OPEN_RE.sub("", _LEAD_CLOSE_RE.sub("", between)))
     after = text[b.end:b.end + 60]
     after = _LEAD_CLOSE_RE.sub("", after)
     found: list[tuple[str, bool, str | None]] = []

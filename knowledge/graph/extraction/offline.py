@@ -26,6 +26,9 @@ from knowledge.graph.normalize import normalize_name
 
 
 _HYPHEN_TAIL_RE = re.compile(r"(.+?)-([a-z]+)")
+_DOTTED_RE = re.compile(r"[A-Z](?:\.[A-Z])+")
+_SCORE_AFTER_RE = re.compile(r"\s*(?:[-–—:]|to)\s*\d|\s+(?:points?|goals?|wins?|votes?|seats?|medals?)\b")
+_YEAR_BEFORE_RE = re.compile(r"(?<![\w.,])(1[5-9]\d\d|20\d\d) $")
 
 
 class _DocContext:
@@ -127,11 +130,27 @@ class OfflineExtractor:
                     legal = True
                     j += 1
                     break
-                if gap == ". " and cur.lower() in P.TITLES and is_cap(nxt):
+                if gap == ". " and len(cur) == 1 and cur.isupper() and is_cap(nxt) and len(parts) <= 3:
+                    parts.append(j + 1)                              # "Joseph C. Szabo"
+                    end = nxt_e
+                    j += 1
+                    continue
+                if gap == ". " and _DOTTED_RE.fullmatch(cur) and (nxt.isdigit() or (
+                        is_cap(nxt) and nxt.lower() not in P.TITLES and not nxt.endswith("al"))):
+                    parts.append(j + 1)                              # "U.S. Supreme Court", "U.S. 95"
+                    end = nxt_e
+                    j += 1
+                    continue
+                if gap == ". " and (cur.lower() in P.TITLES or cur.lower() in P.NAME_ABBREVIATIONS) and is_cap(nxt):
                     parts.append(j + 1)
                     end = nxt_e
                     j += 1
                     continue
+                if gap == ", " and nxt.lower() in ("jr", "sr") and is_cap(nxt):
+                    parts.append(j + 1)                              # "Martin Luther King, Jr."
+                    end = nxt_e
+                    j += 1
+                    break
                 if gap not in (" ", "  "):
                     if gap.strip() == "&" and len(gap) <= 3 and cur.lower() in P.OF_HEADS and is_cap(nxt):
                         parts.append(j + 1)
@@ -139,8 +158,15 @@ class OfflineExtractor:
                         j += 1
                         continue
                     break
-                if is_cap(nxt) and (nxt.lower() not in P.STOPWORDS or nxt.lower() in P.TITLES):
-                    if nxt.lower() in P.MONTHS_DAYS or nxt.lower() in ("i",):
+                if nxt.lower() in ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x") and nxt.isupper() \
+                        and cur.lower() not in P.STOPWORDS and _regnal(text, cur, nxt, nxt_e):
+                    parts.append(j + 1)                              # "World War I", "Elizabeth II"
+                    end = nxt_e
+                    j += 1
+                    break
+                if is_cap(nxt) and (nxt.lower() not in P.STOPWORDS or nxt.lower() in P.TITLES
+                                    or _season_name(nxt, toks, j + 1)):
+                    if (nxt.lower() in P.MONTHS_DAYS and not _season_name(nxt, toks, j + 1)) or nxt.lower() in ("i",):
                         break
                     parts.append(j + 1)
                     end = nxt_e
@@ -149,12 +175,15 @@ class OfflineExtractor:
                 if (nxt.lower() in P.CONNECTORS and nxt.islower() and j + 2 < n
                         and text[nxt_e:toks[j + 2][0]] == " " and is_cap(toks[j + 2][2])
                         and toks[j + 2][2].lower() not in P.STOPWORDS
-                        and (cur.lower() in P.OF_HEADS or nxt in P.NAME_PARTICLES)):
+                        and (cur.lower() in P.OF_HEADS or nxt in P.NAME_PARTICLES
+                             or (nxt == "of" and len(parts) == 1 and _of_head(cur)))
+                        and not any(toks[k][2] == "of" for k in parts)):
                     parts.extend((j + 1, j + 2))
                     end = toks[j + 2][1]
                     j += 2
                     continue
-                if P.VERSION_RE.fullmatch(nxt) and cur.lower() not in P.STOPWORDS and not cur.isdigit():
+                if P.VERSION_RE.fullmatch(nxt) and cur.lower() not in P.STOPWORDS and not cur.isdigit() \
+                        and not _SCORE_AFTER_RE.match(text, nxt_e) and normalize_name(cur) not in P.PLACE_GAZ:
                     parts.append(j + 1)
                     end = nxt_e
                     j += 1
@@ -178,7 +207,9 @@ class OfflineExtractor:
         title = False
         orig_last = parts[-1]
         initials, doc, si = ctx.initials, ctx.doc, ctx.si
-        # leading stopwords / titles / sentence-initial common words
+        # leading stopwords / titles / sentence-initial common words; a word after a dropped sentence-initial
+        # one is judged as sentence-initial too ("## Recommendation Keep OpenAI Inc.")
+        initial = parts[0] in initials
         while parts:
             w = toks[parts[0]][2]
             low = w.lower()
@@ -186,11 +217,19 @@ class OfflineExtractor:
             if low in P.TITLES and rest and not _legal_suffix_only(toks, parts[1:]):
                 title = True
                 parts = parts[1:]
+                initial = bool(parts) and parts[0] in initials
                 continue
-            if (low in P.STOPWORDS or low in P.CONNECTORS) and not cased_known(w):
+            if (low in P.STOPWORDS or (low in P.CONNECTORS and not (w[0].isupper() and low in P.NAME_PARTICLES
+                                                                    and rest))) and not cased_known(w) \
+                    and not (rest and _season_name(w, toks, parts[0])):
                 parts = parts[1:]
+                initial = bool(parts) and parts[0] in initials
                 continue
-            if parts[0] in initials and rest:
+            if low in P.NATIONALITIES and rest and any(toks[k][2].lower() in P.TITLES for k in parts[1:3]):
+                parts = parts[1:]                           # "British Prime Minister ..."
+                initial = False
+                continue
+            if initial and rest:
                 full_known = known_key(normalize_name(text[toks[parts[0]][0]:end]))
                 rest_key = normalize_name(text[toks[parts[1]][0]:end])
                 if low in P.INITIAL_STOPWORDS and not full_known:
@@ -210,19 +249,37 @@ class OfflineExtractor:
         while parts and not legal:
             w = toks[parts[-1]][2]
             if w.lower() in P.CONNECTORS or (w.lower() in P.STOPWORDS and w.lower() not in P.TITLES
-                                             and not cased_known(w)):
+                                             and not cased_known(w) and not (w == "I" and len(parts) > 1)):
                 parts = parts[:-1]
                 end = toks[parts[-1]][1] if parts else end
                 continue
             break
+        # a nationality ends no name ("OrionEval German", "North American") and starts one only before a
+        # name head ("American Civil War", "British Columbia"; not "American Precisionist")
+        while len(parts) >= 2 and toks[parts[-1]][2].lower() in P.NATIONALITIES:
+            parts = parts[:-1]
+        if len(parts) == 2 and toks[parts[0]][2].lower() in P.NATIONALITIES and not legal \
+                and toks[parts[-1]][2].lower() not in P.HEAD_WORDS | P.NATIONAL_NAME_HEADS:
+            parts = parts[1:]
+        # "Project Atlas Weekly": the meeting about the project names the project
+        while len(parts) >= 3 and not legal and toks[parts[-1]][2].lower() in P.DOCUMENT_TAIL_WORDS \
+                and (toks[parts[0]][2].lower() in P.PRODUCT_FIRST or ctx.heading):
+            parts = parts[:-1]
         if not parts:
             return
         words = [toks[k][2] for k in parts]
         if legal and len(words) == 1:
             return
+        if len(words) == 2 and words[0].lower() in P.COUNTED_UNITS and words[1][:1].isdigit():
+            return                                                   # "Week 1", "Phase 2"
         start = toks[parts[0]][0]
         if not (legal and parts[-1] == orig_last):
             end = toks[parts[-1]][1]
+        if len(words) >= 2 and (words[-1].lower() in P.EVENT_HEADS or words[0].lower() in _SEASONS):
+            year = _YEAR_BEFORE_RE.search(text, max(0, start - 6), start)
+            if year:                                                 # "1920 Summer Olympics", "2014 FIFA World Cup"
+                start = year.start(1)
+                words = [year.group(1), *words]
         extra: Counter = Counter()
         if len(words) == 1:
             w = words[0]
@@ -243,7 +300,8 @@ class OfflineExtractor:
             if (low in P.STOPWORDS and not cased_known(w)) or low in P.TITLES or low in P.LEGAL_SUFFIXES or len(w) < 2 \
                     or re.fullmatch(r"[IVX]+", w):
                 return
-            if (low in P.INITIAL_STOPWORDS or low in P.HEAD_WORDS) and not known:
+            if (low in P.INITIAL_STOPWORDS or low in P.HEAD_WORDS or low in P.NATIONALITIES
+                    or low in P.NEVER_ALONE) and not known:
                 return
             if low in P.NON_ENTITY_ACRONYMS or w.rstrip("s").lower() in P.NON_ENTITY_ACRONYMS:
                 return
@@ -320,7 +378,8 @@ class OfflineExtractor:
                     if len(words) > 6 or len(inner) < 2:
                         continue
                     stop = sum(1 for w in words if w.lower() in P.STOPWORDS)
-                    if stop * 2 > len(words) or (inner.islower() and len(words) > 4):
+                    title_case = sum(1 for w in words if w[:1].isupper()) * 2 > len(words)
+                    if (stop * 2 > len(words) and not title_case) or (inner.islower() and len(words) > 4):
                         continue
                     clean = [w for w in re.findall(r"[A-Za-z0-9][\w.+-]*", inner)] or [inner]
                     votes = english_votes(clean, inner, title=False, legal=False)
@@ -382,6 +441,31 @@ class OfflineExtractor:
             c.votes["PLACE"] += 3
         if P.ORG_BEFORE_RE.search(before):
             c.votes["ORG"] += 2
+
+
+_SEASONS = frozenset(["spring", "summer", "autumn", "fall", "winter"])
+_PRONOUN_I_AFTER_RE = re.compile(r"\s+(?:am|was|have|had|will|would|think|thought|do|did|can|could|went|said|"
+                                 r"know|knew|love|feel|felt|want|need|see|saw|hope|guess|believe|also|really)\b")
+
+
+def _of_head(word: str) -> bool:
+    """A one-word start of an "X of Y" name ("Reign of Terror"), not a person ("Gurewitz of Bad Religion" has
+    two words before "of") nor a direction ("North of Makaha")."""
+    low = word.lower()
+    return not (low in P.FIRST_NAMES or low in P.NEVER_ALONE or low in P.STOPWORDS or low in P.TITLES
+                or low in P.NATIONALITIES or word.isupper() or looks_common(word))   # not "Ingestion of PDF"
+
+
+def _season_name(word: str, toks: list, k: int) -> bool:
+    """"Summer" in "Summer Olympics": a season word that starts a name."""
+    return word.lower() in _SEASONS and k + 1 < len(toks) and toks[k + 1][2].lower() in P.SEASON_NAME_HEADS
+
+
+def _regnal(text: str, cur: str, numeral: str, numeral_end: int) -> bool:
+    """A Roman numeral ending a name ("World War II", "Charles I"), not the pronoun "I"."""
+    if numeral != "I":
+        return True
+    return cur.lower() == "war" or not _PRONOUN_I_AFTER_RE.match(text, numeral_end)
 
 
 def _legal_suffix_only(toks: list, parts: list[int]) -> bool:

@@ -7,6 +7,7 @@ from knowledge.graph import extraction_patterns as P
 
 _WORD_BEFORE_RE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 _NEXT_WORD_RE = re.compile(r"\s+[\"“(]?([A-Za-z]+)")
+_DOTTED_INITIALS_RE = re.compile(r"[A-Z](?:\.[A-Z])+")
 
 
 def _no_split_at_period(text: str, i: int) -> bool:
@@ -17,6 +18,8 @@ def _no_split_at_period(text: str, i: int) -> bool:
     word = m.group(1).rstrip(".")
     low = word.lower()
     if len(word) == 1 and word.isupper():          # initial: "J. Smith"
+        return True
+    if _DOTTED_INITIALS_RE.fullmatch(word):         # "R.K. Narayan"
         return True
     if low in P.LEGAL_ABBREV:                       # "Apple Inc. released" vs "... Apple Inc. The"
         nxt = _NEXT_WORD_RE.match(text, i + 1)

@@ -51,9 +51,51 @@ STOPWORDS = frozenset(w.lower() for w in _words(
     "Method Methods Goal Goals Question Answer Q A Yes No Okay OK Hi Hello Dear "
     "Mr Mrs Ms Dr Prof Sir Madam Miss Mx "
     "One Two Three Four Five Six Seven Eight Nine Ten Hundred Thousand Million Billion "
-    "Chinese English American British European Asian African French German Japanese Korean "
-    "Indian Russian Canadian Australian Italian Spanish Western Eastern Northern Southern"
+    "Western Eastern Northern Southern"
 )) | frozenset(w.lower() for w in MONTHS_DAYS)
+
+# Languages and nationality adjectives: never an entity on their own ("speaks Polish", "American actor"),
+# but the first word of a longer name ("American Civil War", "British Columbia", "Pan American Games").
+NATIONALITIES = frozenset(w.lower() for w in _words(
+    "Chinese English American British European Asian African French German Japanese Korean Indian "
+    "Russian Canadian Australian Italian Spanish Polish Portuguese Dutch Swedish Norwegian Danish "
+    "Finnish Icelandic Greek Turkish Arabic Arab Hebrew Persian Iranian Iraqi Hindi Urdu Bengali Tamil "
+    "Thai Vietnamese Indonesian Malay Filipino Mexican Brazilian Argentine Argentinian Chilean Peruvian "
+    "Colombian Cuban Irish Scottish Welsh Swiss Austrian Belgian Czech Slovak Hungarian Romanian "
+    "Bulgarian Serbian Croatian Slovenian Ukrainian Belarusian Lithuanian Latvian Estonian Egyptian "
+    "Israeli Pakistani Afghan Nepali Mongolian Tibetan Cantonese Mandarin Taiwanese Singaporean "
+    "Nigerian Kenyan Ethiopian Moroccan Algerian Saudi Syrian Lebanese Jordanian Latin Nordic "
+    "Scandinavian Slavic Germanic Celtic Anglo Hispanic Latino Caribbean Pacific Atlantic Arctic "
+    "Americans Europeans Asians Africans"
+))
+# The first word of "Week 1", "Day 3", "Phase 2": with only a number after it, not a name.
+COUNTED_UNITS = frozenset(w.lower() for w in _words(
+    "Week Weeks Day Days Month Months Year Years Quarter Phase Step Stage Sprint Round Part Section "
+    "Chapter Page Figure Table Item Slide Line Floor Room Level Grade Milestone Hour Minute Option Tier "
+    "Wave Batch Iteration Version Release Appendix Lesson Unit Task Track Session Meeting Issue Ticket"
+))
+# Words that name a recurring document or meeting about a project, not the project:
+# "Project Atlas Weekly", "Helios Sync Notes".
+DOCUMENT_TAIL_WORDS = frozenset(w.lower() for w in _words(
+    "Weekly Monthly Daily Quarterly Notes Minutes Sync Standup Stand-up Update Updates Retro "
+    "Retrospective Agenda Recap Kickoff Kick-off Status Checklist Memo Writeup Write-up"
+))
+# Name words after a period that do not end the name: "St. Louis", "Mt. Fuji", "Martin Luther King Jr."
+NAME_ABBREVIATIONS = frozenset(["st", "mt", "ft", "jr", "sr"])
+# Season words that start a name only before these ("Summer Olympics", "Winter Palace").
+SEASON_NAME_HEADS = frozenset(["olympics", "olympic", "games", "paralympics", "universiade", "palace",
+                               "solstice", "school"])
+# Last words that make a nationality-led sequence one name.
+NATIONAL_NAME_HEADS = frozenset(w.lower() for w in _words(
+    "War Wars Empire Revolution Navy Army Columbia League Party Conference Union Republic Senate Parliament "
+    "Congress Airlines Airways Railway Railways Broadcasting Open Championship Cup Government Peninsula "
+    "Ocean Sea Alps Plateau Basin Guiana Samoa Virgin Islands Confederation Federation Monarchy Dynasty"
+))
+# Compass and size words: parts of names ("North Carolina", "Greater London"), never a name alone.
+NEVER_ALONE = frozenset(w.lower() for w in _words(
+    "North South East West Northeast Northwest Southeast Southwest Central Upper Lower Greater Middle Inner "
+    "Outer Empire Kingdom Republic Church People Women Men World Earth Census State"
+))
 
 # Adjectives that start many sentences but also real names ("New York"): dropped at sentence start
 # unless the whole name is known, and never an entity on their own.
@@ -79,7 +121,7 @@ TITLES = frozenset(w.lower() for w in _words(
     "Dr Prof Professor Mr Mrs Ms Miss Mx Sir Dame Lord Lady Madam Mme Mlle Rev Fr Hon Capt Gen Col "
     "Sen Rep Gov Pres President Chairman Chairwoman Chair CEO CTO CFO COO CIO CSO VP Founder Cofounder "
     "Co-founder Director Minister Chancellor Senator Governor Mayor Judge Justice Dean Engineer "
-    "Researcher Scientist Dr. Prof."
+    "Researcher Scientist Prime Dr. Prof."
 ))
 # Titles that reliably end with a period and never end a sentence.
 ABBREVIATIONS = frozenset(w.lower() for w in _words(
@@ -106,7 +148,15 @@ OF_HEADS = frozenset(w.lower() for w in _words(
     "State States Province City Conference Summit Congress Commission Committee Agency Authority "
     "Court House Order Union Alliance Organization Organisation Fund Corps Chamber Journal Festival "
     "Battle War Treaty Bay Straits Sisters Brothers Sons Johnson Procter Ernst Marks Barnes Simon "
-    "Standard Tiffany Arm Hewlett"
+    "Standard Tiffany Arm Hewlett "
+    "Register Registry Medal Reign Age Era Siege Sack Earl Duke Duchess Count Countess Prince Princess "
+    "King Queen Emperor Empress Bishop Archbishop Diocese Archdiocese Parish Borough Municipality "
+    "Empire Duchy Principality Act Declaration Gospel Epistle Book Cathedral Basilica Chapel Abbey "
+    "Monastery Temple Palace Castle Tower Bridge Strait River Valley Island Islands Coast Government "
+    "Parliament Senate Assembly Army Navy Legion Regiment Fleet Confederation Commonwealth Gallery "
+    "Library Archive Archives Hospital Prize Cross Directorate Administration Service Sultan Emir Shah "
+    "Tsar Czar Pope Patriarch Caliph Raja Maharaja Nawab Marquess Viscount Baron Knights Daughters Friends "
+    "Statue Tomb Line Film Orchestra Opera Theatre Theater Conservatory Cemetery Garden Gardens Zoo"
 ))
 
 ORG_HEADS = frozenset(w.lower() for w in _words(
@@ -397,7 +447,7 @@ PERSON_LABEL_BEFORE_RE = re.compile(
 # Acronym-shaped tokens that are units or boilerplate, never entities.
 NON_ENTITY_ACRONYMS = frozenset(w.lower() for w in _words(
     "ID IDs OK AM PM TBD TODO FAQ ETA FYI ASAP AKA EOD EOW PTO WIP NA N/A GB MB TB KB PB GiB MiB TiB KiB "
-    "MS GHz MHz KHz Hz KW KWh FPS QPS RPS TPS USD EUR RMB CNY GBP JPY UTC GMT CET CEST PST PDT EST EDT "
+    "MS GHz MHz KHz Hz KW KWh MW FM TV ERP CDP ZIP FPS QPS RPS TPS USD EUR RMB CNY GBP JPY UTC GMT CET CEST PST PDT EST EDT "
     "BST JST CST IST AD BC CE BCE RE FW FWD CC BCC PS NB PP II III IV VI VII VIII IX XI XII P50 P90 P95 "
     "P99 SLA No Nr"
 ))
@@ -430,6 +480,7 @@ CAMEL_RE = re.compile(r"(?:[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z]+[A-Z][A-Za
 QUOTE_RES = (
     (re.compile(r'"([^"\n]{1,60})"'), "CONCEPT"),
     (re.compile(r"“([^”\n]{1,60})”"), "CONCEPT"),
+    (re.compile(r"``\s?([^`'\n]{1,60}?)\s?''"), "CONCEPT"),                  # ``Title'' (LaTeX-style quotes)
     (re.compile(r"「([^」\n]{1,40})」"), "CONCEPT"),
     (re.compile(r"『([^』\n]{1,40})』"), "CONCEPT"),
     (re.compile(r"《([^》\n]{1,40})》"), "OTHER"),
@@ -446,4 +497,16 @@ SENT_BOUNDARY_RE = re.compile(
     r"|\.[”’\"」』）)\]]*(?=\s|$|[" + CJK + r"])"  # full stop followed by space, end or CJK
     r"|\n[ \t]*\n\s*"                      # blank line
     r"|\n(?=[ \t]*(?:[#>*•\-–|]|\d+[.)]\s))"  # list item / heading / table row
+)
+
+# --------------------------------------------------------------------------------------------
+# Generic names: real entities inside one text, but too unspecific to link two corpora
+# --------------------------------------------------------------------------------------------
+
+# File formats and generic data / AI terms; with NATIONALITIES, CONCEPT_PHRASES, CONCEPT_GAZ and the
+# well-known places of PLACE_GAZ they make GENERIC_KEYS (knowledge/canonical/specificity.py).
+GENERIC_TERMS = (
+    "PDF|CSV|TSV|JSON|JSONL|XML|YAML|HTML|Markdown|DOCX|XLSX|PPTX|TXT|PNG|JPEG|JPG|GIF|SVG|MP3|MP4|ZIP|"
+    "PII|PHI|LLM|LLMs|AI|ML|API|APIs|SDK|SQL|GPU|GPUs|CPU|CPUs|SSD|HDD|RAM|VM|OCR|NLP|RAG|UI|UX|SaaS|IT|HR|QA|FAQ|"
+    "English|Internet|Web|Cloud|Email|E-mail"
 )

@@ -101,9 +101,10 @@ async def select_canonicals_needing_refresh(conn: asyncpg.Connection, app_scope:
 
 
 async def refresh_canonicals(conn: asyncpg.Connection, canonical_ids: Sequence[int], corpus_ids: Iterable[object],
-                             hub_degree_threshold: int) -> list[int]:
+                             hub_degree_threshold: int, generic_names: Sequence[str] = ()) -> list[int]:
     """Recompute centroid (renormalised mean of member embeddings), degree, member count, hub and review
-    flags; delete canonicals left without members. Returns the ids of the canonicals that still exist."""
+    flags; delete canonicals left without members. Returns the ids of the canonicals that still exist.
+    A hub: degree above ``hub_degree_threshold``, or a normalised name in ``generic_names``."""
     corpora = require_corpus_filter(corpus_ids)
     ids = list(set(canonical_ids))
     if not ids:
@@ -137,16 +138,18 @@ async def refresh_canonicals(conn: asyncpg.Connection, canonical_ids: Sequence[i
                -- rows whose values did not change are not rewritten (an HNSW entry per rewrite is costly)
                UPDATE kg_entity_canonical c
                SET primary_embedding = m.centroid, degree = m.degree, member_count = m.member_count,
-                   is_stopword_like = m.degree > $3, is_under_review = m.under_review,
+                   is_stopword_like = m.degree > $3 OR c.canonical_name_normalized = ANY($4::text[]),
+                   is_under_review = m.under_review,
                    needs_refresh = false, updated_at = now()
                FROM members m
                WHERE c.id = m.canonical_id
                  AND (c.primary_embedding IS DISTINCT FROM m.centroid OR c.degree <> m.degree
-                      OR c.member_count <> m.member_count OR c.is_stopword_like <> (m.degree > $3)
+                      OR c.member_count <> m.member_count
+                      OR c.is_stopword_like <> (m.degree > $3 OR c.canonical_name_normalized = ANY($4::text[]))
                       OR c.is_under_review <> m.under_review OR c.needs_refresh)
                RETURNING c.id)
            SELECT canonical_id FROM members""",
-        ids, corpora, hub_degree_threshold,
+        ids, corpora, hub_degree_threshold, sorted(generic_names),
     )
     return [r["canonical_id"] for r in rows]
 
