@@ -16,6 +16,7 @@ from knowledge.embedding import EmbeddingError
 from knowledge.ingest.documents import DocumentLoadError
 from knowledge.ingest.pipeline import IngestStageError
 from knowledge.ingest.progress import ProgressMode
+from knowledge.pg_text import clean_value
 
 console = Console()
 err_console = Console(stderr=True)
@@ -29,14 +30,21 @@ def fail(message: str) -> None:
     raise typer.Exit(code=1)
 
 
+def clean_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A command's text arguments as PostgreSQL can take them (an argv byte that is not UTF-8 arrives as a
+    lone surrogate); paths keep their bytes, they are Path objects by now."""
+    return {k: clean_value(v) if isinstance(v, (str, list, tuple)) else v for k, v in kwargs.items()}
+
+
 def run_async(func: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:
-    """Run an async command; known errors print one clear line and exit 1 instead of a traceback."""
+    """Run an async command on cleaned text arguments; known errors print one clear line and exit 1 instead
+    of a traceback."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
         try:
-            return asyncio.run(func(*args, **kwargs))
+            return asyncio.run(func(*args, **clean_arguments(kwargs)))
         except USER_ERRORS as exc:
             fail(str(exc))
 

@@ -3,16 +3,17 @@
 ``corpus_ids`` (or ``corpusIds``): the corpora the web app's mentions name; the root callback validates them
 against the person's permission view every turn. ``strict_scope`` (or ``strictScope``): the composer's toggle;
 graph expansion then stays inside the mentioned corpora. A key the run does not send leaves the state as it was,
-so a message without mentions keeps the previous corpora.
+so a message without mentions keeps the previous corpora. Every string is cleaned (knowledge/pg_text.py) first.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ag_ui.core import RunAgentInput
 from fastapi import Request
 
 from agents.session_context import STRICT_SCOPE, UI_CORPUS_IDS
+from knowledge.pg_text import clean_value
 
 
 def _prop(props: dict[str, Any], *names: str) -> tuple[bool, Any]:
@@ -32,7 +33,8 @@ def _flag(raw: Any) -> bool:
 
 async def forwarded_state(request: Request, input_data: RunAgentInput) -> dict[str, Any]:
     """The ``extract_state_from_request`` hook of the /agent endpoint."""
-    props = input_data.forwarded_props if isinstance(input_data.forwarded_props, dict) else {}
+    raw_props = input_data.forwarded_props
+    props: dict[str, Any] = cast(dict, clean_value(raw_props)) if isinstance(raw_props, dict) else {}
     state: dict[str, Any] = {}
     found, raw = _prop(props, "corpus_ids", "corpusIds")
     if found:

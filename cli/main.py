@@ -118,26 +118,47 @@ async def search(query: str, corpus: List[str] = typer.Option([], "--corpus", "-
     print_bridge_links(result.response)
 
 
-@app.command("serve")
-def serve(host: str = typer.Option("127.0.0.1", help="Interface to bind (loopback by default)"),
-          port: int = typer.Option(8000, help="TCP port"),
-          user: str = typer.Option("local", help="Person the agent acts for (no sign-in yet)")) -> None:
-    """Serve the agent over AG-UI (SSE at /agent, /health); conversations persist in PostgreSQL."""
-    from cli.serve import serve as run_server
+_USER_HELP = ("Person the agent acts for (a person of the workspace topology); required on loopback unless "
+              "--dev-operator")
+_DEV_OPERATOR_HELP = ("Act as the local operator, who reads every corpus, with no sign-in (prints a warning; "
+                      "development on your own machine only)")
 
-    run_server(host, port, user)
+
+@app.command("serve")
+def serve(host: str = typer.Option("127.0.0.1", help="Interface to bind (loopback by default; beyond loopback every "
+                                   "request needs a bearer token from `negentropy token issue`)"),
+          port: int = typer.Option(8000, help="TCP port"),
+          user: Optional[str] = typer.Option(None, help=_USER_HELP),
+          dev_operator: bool = typer.Option(False, "--dev-operator", help=_DEV_OPERATOR_HELP)) -> None:
+    """Serve the agent over AG-UI (SSE at /agent, /health); conversations persist in PostgreSQL."""
+    from cli.agui_identity import ServeIdentityError, serve_identity
+    from cli.serve import serve as run_server
+    from config import get_settings
+
+    try:
+        identity = serve_identity(host, user, dev_operator, get_settings().operator_users)
+    except ServeIdentityError as exc:
+        fail(str(exc))
+    run_server(host, port, identity)
 
 
 @app.command("web")
 def web(host: str = typer.Option("127.0.0.1", help="Interface the web app binds (loopback by default)"),
         port: int = typer.Option(3000, help="TCP port of the web app"),
         agent_port: int = typer.Option(8000, help="TCP port of the agent's AG-UI server (loopback)"),
-        user: str = typer.Option("local", help="Person the agent acts for (no sign-in yet)"),
+        user: Optional[str] = typer.Option(None, help=_USER_HELP),
+        dev_operator: bool = typer.Option(False, "--dev-operator", help=_DEV_OPERATOR_HELP),
         rebuild: bool = typer.Option(False, help="Run `next build` again even if web/.next exists")) -> None:
     """Start the agent's AG-UI server and the Next.js chat app (web/), and print the URL to open."""
+    from cli.agui_identity import ServeIdentityError, serve_identity
     from cli.web import run_web
+    from config import get_settings
 
-    run_web(host, port, agent_port, user, rebuild)
+    try:
+        identity = serve_identity("127.0.0.1", user, dev_operator, get_settings().operator_users)
+    except ServeIdentityError as exc:
+        fail(str(exc))
+    run_web(host, port, agent_port, identity, rebuild)
 
 
 @app.command("demo")

@@ -1,12 +1,15 @@
-"""`negentropy serve`: the agent over AG-UI (SSE) with conversations kept in the app's PostgreSQL."""
+"""`negentropy serve`: the agent over AG-UI (SSE) with conversations kept in the app's PostgreSQL.
+
+Who a request acts for: cli/agui_identity.py (``--user`` on loopback, a bearer token beyond it)."""
 from __future__ import annotations
 
 import logging
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import uvicorn
-from ag_ui_adk import ADKAgent, add_adk_fastapi_endpoint
+from ag_ui.core import RunAgentInput
+from ag_ui_adk import add_adk_fastapi_endpoint
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
@@ -14,6 +17,9 @@ from agents.model_choice import describe_model
 from agents.negentropy.agent import build_root_agent
 from agents.runtime import close_loop_app, open_warm_app, register_loop_app
 from agents.sessions import database_session_service
+from cli.agui_guard import GuardedADKAgent
+from cli.agui_identity import BearerAuth, ServeIdentity
+from cli.common import err_console
 from cli.forwarded_props import forwarded_state
 from cli.web_api import web_router
 from config import Settings, get_settings
@@ -23,18 +29,31 @@ from knowledge.db.server import resolve_database_url
 logger = logging.getLogger(__name__)
 
 AGENT_PATH = "/agent"
-DEFAULT_USER = "local"  # no sign-in yet: the server acts for one person (`--user`); permission views key on it
+USER_STATE_KEY = "negentropy_user_id"  # set by the server for every run, over whatever the client sent
 
 
-def create_app(settings: Settings | None = None, *, dsn: str | None = None, user_id: str = DEFAULT_USER) -> FastAPI:
+def _request_state(identity: ServeIdentity):  # noqa: ANN202 - ag-ui-adk's extract_state_from_request hook
+    async def extract(request: Request, input_data: RunAgentInput) -> dict[str, Any]:
+        return {**await forwarded_state(request, input_data), USER_STATE_KEY: identity.of(request)}
+
+    return extract
+
+
+def _run_user(input_data: RunAgentInput) -> str:
+    return input_data.state[USER_STATE_KEY]
+
+
+def create_app(settings: Settings | None = None, *, dsn: str | None = None, user_id: str | None = None) -> FastAPI:
+    """The AG-UI app acting for ``user_id``; None: every request must carry a gateway token (BearerAuth)."""
     settings = settings or get_settings()
     dsn = dsn or resolve_database_url(settings)
+    identity = ServeIdentity(user_id)
     session_service = database_session_service(dsn)
     root_agent = build_root_agent()
-    agent = ADKAgent(
+    agent = GuardedADKAgent(
         adk_agent=root_agent,
         app_name=settings.app_name,
-        user_id=user_id,
+        user_id_extractor=_run_user,
         session_service=session_service,
         use_thread_id_as_session_id=True,  # a thread finds its conversation again after a restart
         delete_session_on_cleanup=False,   # idle sessions leave the cache, never the database
@@ -54,8 +73,10 @@ def create_app(settings: Settings | None = None, *, dsn: str | None = None, user
             await session_service.close()
 
     app = FastAPI(title="Negentropy agent (AG-UI)", lifespan=lifespan)
-    add_adk_fastapi_endpoint(app, agent, path=AGENT_PATH, extract_state_from_request=forwarded_state)
-    app.include_router(web_router(user_id, root_agent))
+    if identity.needs_tokens:
+        app.add_middleware(BearerAuth)
+    add_adk_fastapi_endpoint(app, agent, path=AGENT_PATH, extract_state_from_request=_request_state(identity))
+    app.include_router(web_router(identity.of, root_agent))
 
     @app.get("/health")
     async def health(request: Request) -> JSONResponse:
@@ -70,6 +91,11 @@ def create_app(settings: Settings | None = None, *, dsn: str | None = None, user
     return app
 
 
-def serve(host: str, port: int, user_id: str = DEFAULT_USER) -> None:
+def serve(host: str, port: int, identity: ServeIdentity) -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    uvicorn.run(create_app(user_id=user_id), host=host, port=port, log_level="info")
+    if identity.warning:
+        err_console.print(f"[bold yellow]warning:[/] {identity.warning}")
+    if identity.needs_tokens:
+        logger.info("bound to %s beyond loopback: every request needs 'Authorization: Bearer <token>' "
+                    "(negentropy token issue PERSON)", host)
+    uvicorn.run(create_app(user_id=identity.user_id), host=host, port=port, log_level="info")

@@ -1,7 +1,9 @@
 """`negentropy web`: the agent's AG-UI server and the built Next.js app (web/) together, for a person.
 
 The browser talks only to the Next app; its route handlers proxy /api/agent (SSE) and /api/corpora to the
-Python server, which acts for ``--user``. The app is built on first use (``npm ci``, ``next build``)."""
+Python server (on loopback), which acts for ``--user`` (or, with ``--dev-operator``, the local operator). The web
+app has no sign-in: bound beyond loopback, whoever reaches it acts as that person, which start-up warns about. The
+app is built on first use (``npm ci``, ``next build``)."""
 from __future__ import annotations
 
 import os
@@ -14,7 +16,8 @@ from pathlib import Path
 
 import httpx
 
-from cli.common import console, fail
+from cli.agui_identity import DEV_OPERATOR_USER, ServeIdentity, is_loopback
+from cli.common import console, err_console, fail
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 START_TIMEOUT_SECONDS = 300
@@ -62,11 +65,16 @@ def _stop(processes: list[subprocess.Popen]) -> None:
             process.kill()
 
 
-def run_web(host: str, port: int, agent_port: int, user: str, rebuild: bool) -> None:
+def run_web(host: str, port: int, agent_port: int, identity: ServeIdentity, rebuild: bool) -> None:
+    user = identity.user_id or ""
+    if not is_loopback(host):
+        err_console.print(f"[bold yellow]warning:[/] the web app has no sign-in: bound to {host}, anyone who "
+                          f"reaches it acts as {user!r}")
     ensure_built(rebuild)
     agent_url = f"http://127.0.0.1:{agent_port}"
+    who = ["--dev-operator"] if user == DEV_OPERATOR_USER else ["--user", user]
     server = subprocess.Popen([sys.executable, "-m", "cli.main", "serve", "--host", "127.0.0.1",
-                               "--port", str(agent_port), "--user", user], cwd=WEB_DIR.parent)
+                               "--port", str(agent_port), *who], cwd=WEB_DIR.parent)
     processes = [server]
     try:
         _wait_until_up(f"{agent_url}/health", server, "the agent server")

@@ -1,11 +1,11 @@
 """The web app's read endpoints next to POST /agent (its `@` popover).
 
 GET /corpora: the corpora the server's person may read, with what they may do in each; it answers for the
-same identity as POST /agent, so the list never shows a corpus the agent would refuse. GET /agents: the
+same identity as POST /agent (``user_of`` the request), so the list never shows a corpus the agent would refuse. GET /agents: the
 agents of the tree the endpoint runs, with their descriptions."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from fastapi import APIRouter, Request
 from google.adk.agents import BaseAgent
@@ -49,8 +49,8 @@ def agent_entries(root: BaseAgent) -> list[dict[str, str]]:
     return entries
 
 
-def web_router(user_id: str, root: BaseAgent) -> APIRouter:
-    """The read endpoints for ``user_id``, the person the /agent endpoint (running ``root``) acts for."""
+def web_router(user_of: Callable[[Request], str], root: BaseAgent) -> APIRouter:
+    """The read endpoints for ``user_of(request)``, the person the /agent endpoint (running ``root``) acts for."""
     router = APIRouter()
 
     @router.get(AGENTS_PATH)
@@ -60,6 +60,7 @@ def web_router(user_id: str, root: BaseAgent) -> APIRouter:
     @router.get(CORPORA_PATH)
     async def corpora(request: Request) -> JSONResponse:
         kapp: KnowledgeApp = request.app.state.kapp
+        user_id = user_of(request)
         try:
             view = await kapp.access.resolve_user(user_id)
         except UnknownPersonError as exc:

@@ -12,6 +12,11 @@ from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
+ADK_DEV_USERS = ("user", "test_user")  # the session user ids `adk web` and `adk run` give every session
+ADK_DEV_USERS_WARNING = ("NE_ADK_DEV_USERS is on: the ADK dev users 'user' (adk web) and 'test_user' (adk run) read "
+                         "every corpus as the local operator, without sign-in. Use it only on your own machine.")
+
+
 class FeatureFlags(BaseModel):
     enable_cross_corpus_kg: bool = True
 
@@ -136,9 +141,13 @@ class Settings(BaseSettings):
     router: RouterSettings = Field(default_factory=RouterSettings)
     # workspace topology JSON (people, libraries, permission views); unset: the shipped demo topology
     topology_path: Path | None = None
-    # Session user ids that act as the local operator (every corpus but card inboxes): the CLI's "local" and
-    # ADK's own dev users, "user" for `adk web` and "test_user" for `adk run`, which run on the operator's machine.
-    local_operator_users: list[str] = Field(default_factory=lambda: ["local", "user", "test_user"])
+    # Session user ids that act as the local operator (every corpus but card inboxes): "local", the identity of
+    # `negentropy serve --dev-operator`.
+    local_operator_users: list[str] = Field(default_factory=lambda: ["local"])
+    # NE_ADK_DEV_USERS: ADK's own dev users ("user" of `adk web`, "test_user" of `adk run`) read as the local
+    # operator too. Off by default: anyone who reaches an `adk web` port would read every corpus; off, such a
+    # user reads nothing unless the topology lists them as a person's user id.
+    adk_dev_users: bool = False
 
     @field_validator("database_read_urls", mode="before")
     @classmethod
@@ -149,6 +158,11 @@ class Settings(BaseSettings):
         if text.startswith("["):
             return json.loads(text)
         return [part.strip() for part in text.replace("\n", ",").split(",") if part.strip()]
+
+    @property
+    def operator_users(self) -> list[str]:
+        """The session users who read as the local operator under these settings."""
+        return [*self.local_operator_users, *(ADK_DEV_USERS if self.adk_dev_users else ())]
 
     @property
     def postgres_dir(self) -> Path:

@@ -61,7 +61,7 @@ class KnowledgeApp:
                                        progress=self.progress)
         # permission views, Context Router and knowledge cards over the workspace topology (DESIGN.md 8)
         self.access = AccessResolver(self.corpora, partial(load_topology, self.settings.topology_path),
-                                     self.settings.local_operator_users)
+                                     self.settings.operator_users)
         self.router = ContextRouter(db=self.db, corpora=self.corpora, query_cache=self.query_cache,
                                     embedder=self.embedder, settings=self.settings.router, access=self.access,
                                     connector=PostgresConnector(self.retrieval))

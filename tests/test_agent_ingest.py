@@ -70,6 +70,22 @@ async def test_save_this_asks_for_approval_then_stores_a_captured_row(notes_app)
     assert NOTE in recall.text and "(from Corpus: Team Notes)" in recall.text
 
 
+async def test_the_approval_question_names_the_corpus_and_quotes_the_note_with_its_size(notes_app):
+    lines = ["Helios retro notes", "The reindex now takes 4 hours.", "Shard split is done.", "Next: the cutover."]
+    note = "\n".join(lines)
+    conversation = await start_conversation(build_root_agent())
+    turn = await conversation.send(f"save this to @team_notes: {note}")
+    [request] = turn.calls(CONFIRMATION)
+    hint = request.args["toolConfirmation"]["hint"]
+    assert hint.splitlines() == [
+        f"Save this note to Team Notes (@team_notes)? It has 4 lines, {len(note)} characters:",
+        "  | Helios retro notes", "  | The reindex now takes 4 hours.", "  | Shard split is done.",
+        "  ... and 1 more line"]
+    assert "FunctionResponse" not in hint
+    approved = await conversation.answer_confirmation(True)
+    assert approved.responses("ingest_to_corpus")[0]["status"] == "success"
+
+
 async def test_bare_save_this_saves_the_previous_answer(notes_app):
     docs = await notes_app.corpora.get("project_docs")
     await notes_app.ingest_documents(docs, [Document(source_uri="helios.md", title="Helios note", text=NOTE)])

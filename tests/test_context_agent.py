@@ -11,7 +11,7 @@ import pytest
 from agents.access import accessible_corpus_ids_for
 from agents.negentropy.agent import build_root_agent
 from agents.runtime import bind_knowledge_app
-from cli.serve import DEFAULT_USER
+from cli.agui_identity import DEV_OPERATOR_USER
 from knowledge.app import KnowledgeApp
 from knowledge.context.evals import SCOPE_CASES, ScopeCheck
 from knowledge.context.permissions import UnknownPersonError
@@ -85,7 +85,7 @@ async def test_session_users_map_to_views_and_unknown_users_are_refused(new_data
         assert greta == {"team_notes", "finance_ledger"}
         operator = {names[i] for i in await accessible_corpus_ids_for(LOCAL_OPERATOR_USER, app)}
         assert {"team_notes", "papers", "project_docs", "finance_ledger", "kenji_notes"} <= operator
-        assert DEFAULT_USER == LOCAL_OPERATOR_USER  # AG-UI without --user acts as the local operator
+        assert DEV_OPERATOR_USER == LOCAL_OPERATOR_USER  # `serve --dev-operator` acts as the local operator
         with pytest.raises(UnknownPersonError):
             await accessible_corpus_ids_for("stranger", app)
     finally:

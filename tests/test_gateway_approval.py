@@ -93,3 +93,12 @@ async def test_policy_always_gates_reads_and_never_gates_nothing(acme: Acme) -> 
     done = await never.call(acme.tool("submit_card"), {**CARD, "content": "Dock 4 is closed in August."},
                             channel="adk", user_id="ivan")
     assert done["card"]["review_status"] == "inbox"
+
+
+async def test_a_nul_in_a_tool_argument_is_cleaned_before_the_request_is_filed(acme: Acme) -> None:
+    gateway = acme.kapp.gateway
+    with pytest.raises(ApprovalRequiredError) as waiting:
+        await gateway.call(acme.tool("submit_card"), {**CARD, "content": "14 Nm\x00 torque limit\ud800"},
+                           channel="mcp", user_id="ivan")
+    [pending] = [a for a in await gateway.approvals.list("pending") if a.id == waiting.value.details["approval_id"]]
+    assert pending.arguments["content"] == "14 Nm torque limit\ufffd"

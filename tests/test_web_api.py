@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 import uuid
 
 import pytest
@@ -126,3 +128,51 @@ def test_an_unknown_fault_stage_is_a_clear_error(tmp_path):
     settings = make_settings(tmp_path, planner=PlannerSettings(fault_inject_stage="sedes"))
     with pytest.raises(ValueError, match="no planner stage named 'sedes'; stages: embed, seeds, seed_entities"):
         HybridPlanner.default(None, None, NeighbourhoodCache(4), settings)
+
+
+def _chat(client: TestClient, text: str, props: dict | None = None, thread: str | None = None) -> list[dict]:
+    body = {"threadId": thread or str(uuid.uuid4()), "runId": str(uuid.uuid4()), "state": {}, "tools": [],
+            "context": [], "messages": [{"id": str(uuid.uuid4()), "role": "user", "content": text}],
+            "forwardedProps": props or {}}
+    # json.dumps escapes a lone surrogate as JSON allows ("\\ud800"); httpx's own encoder would refuse it
+    with client.stream("POST", "/agent", content=json.dumps(body),
+                       headers={"accept": "text/event-stream", "content-type": "application/json"}) as response:
+        return _sse_events(response)
+
+
+async def test_a_nul_in_a_chat_message_and_its_forwarded_props_gets_a_normal_answer(kapp):
+    ids = await _workspace(kapp)
+    with TestClient(create_app(kapp.settings, dsn=kapp.db.dsn, user_id="kenji")) as client:
+        events = _chat(client, "When did the reindex\x00 dry run\ud800 happen?",
+                       {"corpus_ids": [ids["kenji_notes"] + "\x00"]})
+    assert [e["type"] for e in events if e["type"] == "RUN_ERROR"] == []
+    assert events[-1]["type"] == "RUN_FINISHED"
+    text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text.startswith("The reindex dry run took 4 hours. [1]") and "(from Corpus: Kenji Notes)" in text
+    async with kapp.db.connection() as conn:
+        stored = await conn.fetchval("SELECT count(*) FROM adk_session.events "
+                                     "WHERE event_data::text LIKE '%When did the reindex dry run\ufffd happen?%'")
+    assert stored >= 1  # the user message, cleaned (the tool call that quotes it too)
+
+
+async def test_an_internal_error_reaches_the_client_as_a_short_message_and_an_id_the_log_has(kapp, caplog):
+    await _workspace(kapp)
+    with TestClient(create_app(kapp.settings, dsn=kapp.db.dsn, user_id="kenji")) as client:
+        assert _chat(client, "hello")[-1]["type"] == "RUN_FINISHED"  # the session tables exist now
+        async with kapp.db.connection() as conn:  # the database refuses every new conversation event
+            await conn.execute("CREATE FUNCTION adk_session.refuse_event() RETURNS trigger LANGUAGE plpgsql AS "
+                               "$$ BEGIN RAISE EXCEPTION 'events are refused by this test'; END $$")
+            await conn.execute("CREATE TRIGGER refuse_event BEFORE INSERT ON adk_session.events "
+                               "FOR EACH ROW EXECUTE FUNCTION adk_session.refuse_event()")
+        with caplog.at_level(logging.ERROR):
+            events = _chat(client, "When did the reindex dry run happen?")
+    [error] = [e for e in events if e["type"] == "RUN_ERROR"]
+    match = re.fullmatch(r"Something went wrong on the server and this answer could not be finished "
+                         r"\(error id ([0-9a-f]{12})\)\. Please try again; if it keeps happening, give the error id "
+                         r"to whoever runs this server\.", error["message"])
+    assert match, error["message"]
+    for internal in ("INSERT", "events", "SQL", "parameters", "Traceback", "refused"):
+        assert internal not in error["message"]
+    [logged] = [r for r in caplog.records if match.group(1) in r.getMessage()]
+    assert "INSERT INTO events" in logged.getMessage() and "events are refused by this test" in logged.getMessage()
+    assert logged.exc_info is not None and "Traceback" in caplog.text.split(match.group(1), 1)[1]

@@ -21,6 +21,8 @@ from tools.scope import match_corpus, session_corpora
 logger = logging.getLogger(__name__)
 
 _TITLE_CHARS = 80
+_HINT_LINES = 3  # the approval question quotes this many lines of the note
+_HINT_LINE_CHARS = 120
 
 
 def out_of_scope_error(corpus_id: str, corpora: list[CorpusRef]) -> dict[str, Any]:
@@ -88,6 +90,23 @@ async def _approval_applies(text: str, corpus_id: str, tool_context: ToolContext
     return bool(text.strip()) and match_corpus(corpus_id, session_corpora(tool_context)) is not None
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def ingest_question(text: str, corpus_id: str, tool_context: ToolContext) -> str:
+    """The approval question in plain words: the target corpus, the note's size and its first lines."""
+    target = match_corpus(corpus_id, session_corpora(tool_context))
+    where = f"{target.label} (@{target.name})" if target else repr(corpus_id)
+    lines = text.strip().splitlines()
+    shown = [line if len(line) <= _HINT_LINE_CHARS else line[:_HINT_LINE_CHARS] + "…" for line in lines[:_HINT_LINES]]
+    rest = len(lines) - len(shown)
+    return "\n".join([f"Save this note to {where}? It has {_plural(len(lines), 'line')}, "
+                      f"{_plural(len(text.strip()), 'character')}:",
+                      *(f"  | {line}" for line in shown),
+                      *([f"  ... and {_plural(rest, 'more line')}"] if rest else [])])
+
+
 async def _keep_note(target: CorpusRef, document: Document, exc: Exception) -> dict[str, Any]:
     logger.error("ingest into %s failed (%s: %s); buffering the note", target.name, type(exc).__name__, exc)
     kapp = await knowledge_app()
@@ -115,4 +134,4 @@ def keep_note_on_failure(call: Callable[..., Awaitable[dict[str, Any]]]) -> Call
 
 
 def ingest_tool() -> FunctionTool:
-    return gated_tool(ingest_to_corpus, _approval_applies, outer=keep_note_on_failure)
+    return gated_tool(ingest_to_corpus, _approval_applies, outer=keep_note_on_failure, hint=ingest_question)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from google.adk.agents import LlmAgent
 from google.adk.models.base_llm import BaseLlm
 
+from agents.access import warn_about_dev_users
 from agents.callbacks import attach_session_context, route_turn
 from agents.faculties import INTERNALIZATION, PERCEPTION, ROOT
 from agents.model_choice import build_model
@@ -14,6 +15,7 @@ from tools import perception_tools, internalization_tools
 
 def build_root_agent(model: BaseLlm | None = None) -> LlmAgent:
     """A fresh agent tree (ADK agents cannot be shared between parents)."""
+    warn_about_dev_users(get_settings())
     model = model or build_model(get_settings())
     # disallow_transfer_to_parent: every new user message starts at the root again, whose callback
     # re-reads mentions and the intent hint; a confirmation answer still goes back to the asking agent.

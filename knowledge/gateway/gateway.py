@@ -12,7 +12,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Sequence, cast
 from uuid import UUID
 
 from pydantic import BaseModel, ValidationError
@@ -31,6 +31,7 @@ from knowledge.gateway.rate_limit import RateLimiter
 from knowledge.gateway.sanitize import Redactions, sanitize
 from knowledge.gateway.tokens import IssuedToken, TokenStore, token_id_of
 from knowledge.metrics import gateway_call_seconds, gateway_calls_total, gateway_redactions_total
+from knowledge.pg_text import clean_value
 
 logger = logging.getLogger(__name__)
 
@@ -138,7 +139,8 @@ class ToolGateway:
         confirmation), so the gateway files no approval request of its own.
         Returns the sanitised result or raises a GatewayError; audited either way."""
         started = time.perf_counter()
-        raw = dict(arguments or {})
+        # arguments arrive from clients (MCP) and models (ADK): text PostgreSQL cannot store is cleaned here once
+        raw = cast(dict[str, Any], clean_value(dict(arguments or {})))
         record = _CallRecord()
         try:
             digest = arguments_digest(raw)

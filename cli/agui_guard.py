@@ -1,0 +1,100 @@
+"""The AG-UI edge of `negentropy serve`: clean what a client sends, and send no internals back.
+
+Input: every string of a run (messages, state, tool results) passes knowledge/pg_text.clean_text, the one
+cleaner the ingest and search paths use, so a NUL in a chat message cannot fail the session's INSERT.
+Output: a RUN_ERROR that ag-ui-adk built from an exception carries the exception's text (for a database
+error: the SQL statement and its parameters). The client gets a short message with an error id instead;
+the server log gets the id with the original message and its traceback.
+"""
+from __future__ import annotations
+
+import logging
+import uuid
+from contextvars import ContextVar
+from types import TracebackType
+from typing import Any, AsyncGenerator
+
+from ag_ui.core import BaseEvent, EventType, RunAgentInput, RunErrorEvent
+from ag_ui_adk import ADKAgent
+
+from knowledge.pg_text import clean_value
+
+logger = logging.getLogger(__name__)
+
+AGUI_LOGGER = "ag_ui_adk"
+# RUN_ERRORs whose message ag-ui-adk writes itself about the client's own request (no exception text in it)
+PROTOCOL_ERROR_CODES = frozenset({"NO_TOOL_RESULTS", "PENDING_TOOL_CALLS", "EXECUTION_TIMEOUT", "UNKNOWN_INTERRUPT",
+                                  "INTERRUPT_RESUME_REQUIRED", "INTERRUPT_RESUME_INCOMPLETE"})
+INTERNAL_ERROR_CODE = "INTERNAL_ERROR"
+
+ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
+# The exceptions ag-ui-adk logged during one run; its background task inherits the list from the run.
+_run_failures: ContextVar[list[ExcInfo] | None] = ContextVar("negentropy_agui_failures", default=None)
+
+
+def client_error_message(error_id: str) -> str:
+    return (f"Something went wrong on the server and this answer could not be finished (error id {error_id}). "
+            "Please try again; if it keeps happening, give the error id to whoever runs this server.")
+
+
+def new_error_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def clean_run_input(input_data: RunAgentInput) -> RunAgentInput:
+    """``input_data`` with every string cleaned (the same object when nothing needed cleaning)."""
+    raw = input_data.model_dump()
+    cleaned = clean_value(raw)
+    return input_data if cleaned == raw else RunAgentInput.model_validate(cleaned)
+
+
+class _FailureRecorder(logging.Handler):
+    """Keeps the exception of every ag-ui-adk log record that has one, for the run that logged it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        failures = _run_failures.get()
+        if failures is not None and record.exc_info and record.exc_info[1] is not None:
+            failures.append(record.exc_info)  # type: ignore[arg-type]
+
+
+_recorder = _FailureRecorder(level=logging.ERROR)
+
+
+def _install_recorder() -> None:
+    agui = logging.getLogger(AGUI_LOGGER)
+    if _recorder not in agui.handlers:
+        agui.addHandler(_recorder)
+
+
+class GuardedADKAgent(ADKAgent):
+    """ADKAgent whose runs take cleaned input and whose unexpected errors reach the client as an error id."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        _install_recorder()
+
+    async def run(self, input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:  # noqa: A002 - ADK's name
+        failures: list[ExcInfo] = []
+        token = _run_failures.set(failures)
+        try:
+            async for event in super().run(clean_run_input(input)):
+                if isinstance(event, RunErrorEvent) and event.code not in PROTOCOL_ERROR_CODES:
+                    yield self._internal_error(input, event.code, event.message, failures[-1] if failures else None)
+                    return
+                yield event
+        except Exception as exc:  # noqa: BLE001 - whatever failed, the client gets only the id
+            yield self._internal_error(input, type(exc).__name__, str(exc), (type(exc), exc, exc.__traceback__))
+        finally:
+            try:
+                _run_failures.reset(token)
+            except ValueError:  # the stream was closed from another context, which keeps no trace of it
+                pass
+
+    @staticmethod
+    def _internal_error(input_data: RunAgentInput, code: str | None, detail: str,
+                        exc_info: ExcInfo | None) -> RunErrorEvent:
+        error_id = new_error_id()
+        logger.error("AG-UI run %s of thread %s failed, error id %s (%s): %s", input_data.run_id,
+                     input_data.thread_id, error_id, code, detail, exc_info=exc_info)
+        return RunErrorEvent(type=EventType.RUN_ERROR, message=client_error_message(error_id),
+                             code=INTERNAL_ERROR_CODE)
