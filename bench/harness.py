@@ -21,23 +21,26 @@ console = Console(width=220)
 
 
 @asynccontextmanager
-async def scratch_app(settings: Settings | None = None, server_dsn: str | None = None,
+async def scratch_app(settings: Settings | None = None, server_dsn: str | None = None, keep: str | None = None,
                       **open_kwargs) -> AsyncIterator[KnowledgeApp]:
-    """A KnowledgeApp on a new database (on ``server_dsn`` or the configured server) dropped afterwards."""
+    """A KnowledgeApp on a new database (on ``server_dsn`` or the configured server) dropped afterwards; with
+    ``keep``, the database of that name, created if missing and kept (so a big load is paid once)."""
     settings = settings or get_settings()
     server_dsn = server_dsn or resolve_database_url(settings)
-    name = f"bench_{uuid.uuid4().hex[:10]}"
+    name = keep or f"bench_{uuid.uuid4().hex[:10]}"
     admin = await asyncpg.connect(server_dsn)
-    await admin.execute(f'CREATE DATABASE "{name}"')
+    if not await admin.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name):
+        await admin.execute(f'CREATE DATABASE "{name}"')
     await admin.close()
     app = await KnowledgeApp.open(settings, dsn=with_database(server_dsn, name), progress=False, **open_kwargs)
     try:
         yield app
     finally:
         await app.close()
-        admin = await asyncpg.connect(server_dsn)
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+        if keep is None:
+            admin = await asyncpg.connect(server_dsn)
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            await admin.close()
 
 
 def percentile(values: Sequence[float], pct: float) -> float:

