@@ -7,6 +7,7 @@ corpus has work an interrupted run left undone, so a re-run that adds nothing st
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import unicodedata
@@ -16,6 +17,7 @@ from typing import Awaitable, Callable, Sequence
 
 import asyncpg
 
+from knowledge import offload
 from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import chunks as q
@@ -26,6 +28,7 @@ from knowledge.ingest.chunking import chunk_text
 from knowledge.ingest.documents import Document, LoadError, LoadNotice, load_path
 from knowledge.ingest.progress import ProgressMode, progress_bar
 from knowledge.ingest.segmentation import search_text_for
+from knowledge.metrics import ingest_embedded_texts_total, ingest_stage_seconds
 from knowledge.pg_text import clean_text, clean_value
 
 logger = logging.getLogger(__name__)
@@ -124,6 +127,23 @@ class IngestPipeline:
     async def ingest_documents(self, corpus: Corpus, documents: Sequence[Document],
                                extra_metadata: dict | None = None) -> IngestReport:
         report = IngestReport(corpus=corpus.name, documents=len(documents))
+        with ingest_stage_seconds.labels(stage="chunking").time():
+            rows = await offload.bulk(self._chunk_documents, corpus, documents, extra_metadata, report)
+        with ingest_stage_seconds.labels(stage="sql").time():
+            async with self.db.connection() as conn:
+                existing = await q.select_existing_hashes(conn, corpus.id, [r.content_hash for r in rows])
+        fresh = [r for r in rows if r.content_hash not in existing]
+        report.chunks_skipped += len(rows) - len(fresh)
+        if fresh:
+            inserted, refused = await self._embed_and_insert(corpus, fresh, report)
+            report.chunks_added = len(inserted)
+            report.chunks_skipped += len(fresh) - len(inserted) - refused
+            report.new_chunks = inserted
+        await self._finish_stages(corpus, report)
+        return report
+
+    def _chunk_documents(self, corpus: Corpus, documents: Sequence[Document], extra_metadata: dict | None,
+                         report: IngestReport) -> list[q.ChunkRow]:
         rows: list[q.ChunkRow] = []
         seen: set[str] = set()
         with progress_bar(self.progress, len(documents), f"chunking {corpus.name}", "doc", min_total=2) as bar:
@@ -134,17 +154,7 @@ class IngestPipeline:
                 except RecursionError:
                     report.errors.append(LoadError(document.source_uri, "metadata nested too deeply to store"))
                 bar.update(1)
-        async with self.db.connection() as conn:
-            existing = await q.select_existing_hashes(conn, corpus.id, [r.content_hash for r in rows])
-        fresh = [r for r in rows if r.content_hash not in existing]
-        report.chunks_skipped += len(rows) - len(fresh)
-        if fresh:
-            inserted, refused = await self._embed_and_insert(corpus, fresh, report)
-            report.chunks_added = len(inserted)
-            report.chunks_skipped += len(fresh) - len(inserted) - refused
-            report.new_chunks = inserted
-        await self._finish_stages(corpus, report)
-        return report
+        return rows
 
     def _document_rows(self, corpus: Corpus, document: Document, extra_metadata: dict | None, seen: set[str],
                        report: IngestReport) -> list[q.ChunkRow]:
@@ -199,22 +209,37 @@ class IngestPipeline:
                                 report: IngestReport) -> tuple[list[NewChunk], int]:
         """The new chunks stored, and how many rows the database refused (their documents are in report.errors)."""
         batch = max(self.settings.embedding_batch_size, 1) * 4
+        parts = [rows[start:start + batch] for start in range(0, len(rows), batch)]
         inserted: list[NewChunk] = []
         refused = 0
+        # the model embeds the next batch while the database stores this one
+        upcoming = asyncio.ensure_future(self._embed(parts[0])) if parts else None
         with progress_bar(self.progress, len(rows), f"embedding {corpus.name}", "chunk", min_total=200) as bar:
-            for start in range(0, len(rows), batch):
-                part = rows[start:start + batch]
-                vectors = self.embedder.embed([r.content for r in part])
-                part = [replace(r, embedding=v) for r, v in zip(part, vectors)]
+            for index in range(len(parts)):
+                assert upcoming is not None
+                part = await upcoming
+                upcoming = asyncio.ensure_future(self._embed(parts[index + 1])) if index + 1 < len(parts) else None
                 try:
-                    inserted.extend(await self._insert(corpus, part))
-                except _DOCUMENT_REFUSALS:
-                    stored = await self._insert_by_document(corpus, part, report)
-                    inserted.extend(stored)
-                    refused += len(part) - len(stored)
+                    with ingest_stage_seconds.labels(stage="sql").time():
+                        try:
+                            inserted.extend(await self._insert(corpus, part))
+                        except _DOCUMENT_REFUSALS:
+                            stored = await self._insert_by_document(corpus, part, report)
+                            inserted.extend(stored)
+                            refused += len(part) - len(stored)
+                except BaseException:
+                    if upcoming is not None:
+                        upcoming.cancel()
+                    raise
                 bar.update(len(part))
         logger.info("ingested %d new chunks into %s", len(inserted), corpus.name)
         return inserted, refused
+
+    async def _embed(self, rows: list[q.ChunkRow]) -> list[q.ChunkRow]:
+        with ingest_stage_seconds.labels(stage="chunk_embedding").time():
+            vectors = await offload.bulk(self.embedder.embed, [r.content for r in rows])
+        ingest_embedded_texts_total.labels(stage="chunk_embedding").inc(len(rows))
+        return [replace(r, embedding=v) for r, v in zip(rows, vectors)]
 
     async def _insert(self, corpus: Corpus, rows: list[q.ChunkRow]) -> list[NewChunk]:
         async with self.db.transaction() as conn:
