@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Awaitable, Callable, Sequence
 
 import asyncpg
+import numpy as np
 
 from knowledge import offload
 from knowledge.corpora import Corpus
@@ -23,7 +24,7 @@ from knowledge.db.database import Database
 from knowledge.db.queries import chunks as q
 from knowledge.db.queries.corpora import touch_corpus
 from knowledge.db.queries.ingest_status import select_ingest_status
-from knowledge.embedding import Embedder
+from knowledge.embedding import Embedder, TokenEmbedder, TokenVectors
 from knowledge.ingest.chunking import chunk_text
 from knowledge.ingest.documents import Document, LoadError, LoadNotice, load_path
 from knowledge.ingest.progress import ProgressMode, progress_bar
@@ -42,6 +43,13 @@ class NewChunk:
     id: int
     corpus_id: object
     content: str
+    # what the chunk analyzer made of the chunk right after its embedding pass (the graph step's extraction)
+    analysis: object | None = field(default=None, compare=False, repr=False)
+
+
+# Called with a batch of chunk texts and their token vectors, right after their embedding pass, in the
+# worker thread: what it returns per chunk travels on NewChunk.analysis to the post-ingest steps.
+ChunkAnalyzer = Callable[[Sequence[str], Sequence[TokenVectors]], Sequence[object]]
 
 
 # A step run after new chunks land in a corpus (graph extraction, canonical linking, cache invalidation).
@@ -109,9 +117,10 @@ def storable(document: Document) -> tuple[Document, int]:
 
 class IngestPipeline:
     def __init__(self, db: Database, embedder: Embedder, post_ingest: Sequence[IngestStage] = (),
-                 progress: ProgressMode | bool = True) -> None:
+                 progress: ProgressMode | bool = True, chunk_analyzer: ChunkAnalyzer | None = None) -> None:
         self.db = db
         self.embedder = embedder
+        self.chunk_analyzer = chunk_analyzer if isinstance(embedder, TokenEmbedder) else None
         self.post_ingest = list(post_ingest)
         self.progress = ProgressMode.of(progress)
         self.settings = db.settings
@@ -217,16 +226,16 @@ class IngestPipeline:
         with progress_bar(self.progress, len(rows), f"embedding {corpus.name}", "chunk", min_total=200) as bar:
             for index in range(len(parts)):
                 assert upcoming is not None
-                part = await upcoming
+                part, analyses = await upcoming
                 upcoming = asyncio.ensure_future(self._embed(parts[index + 1])) if index + 1 < len(parts) else None
                 try:
                     with ingest_stage_seconds.labels(stage="sql").time():
                         try:
-                            inserted.extend(await self._insert(corpus, part))
+                            stored = await self._insert(corpus, part)
                         except _DOCUMENT_REFUSALS:
                             stored = await self._insert_by_document(corpus, part, report)
-                            inserted.extend(stored)
                             refused += len(part) - len(stored)
+                        inserted.extend(replace(c, analysis=analyses.get(c.content)) for c in stored)
                 except BaseException:
                     if upcoming is not None:
                         upcoming.cancel()
@@ -235,11 +244,20 @@ class IngestPipeline:
         logger.info("ingested %d new chunks into %s", len(inserted), corpus.name)
         return inserted, refused
 
-    async def _embed(self, rows: list[q.ChunkRow]) -> list[q.ChunkRow]:
-        with ingest_stage_seconds.labels(stage="chunk_embedding").time():
-            vectors = await offload.bulk(self.embedder.embed, [r.content for r in rows])
+    async def _embed(self, rows: list[q.ChunkRow]) -> tuple[list[q.ChunkRow], dict[str, object]]:
+        """The rows with their embeddings, and the chunk analyzer's result by chunk text."""
+        vectors, analyses = await offload.bulk(self._embed_batch, [r.content for r in rows])
         ingest_embedded_texts_total.labels(stage="chunk_embedding").inc(len(rows))
-        return [replace(r, embedding=v) for r, v in zip(rows, vectors)]
+        return [replace(r, embedding=v) for r, v in zip(rows, vectors)], analyses
+
+    def _embed_batch(self, texts: list[str]) -> tuple[list[np.ndarray], dict[str, object]]:
+        if self.chunk_analyzer is None:
+            with ingest_stage_seconds.labels(stage="chunk_embedding").time():
+                return list(self.embedder.embed(texts)), {}
+        with ingest_stage_seconds.labels(stage="chunk_embedding").time():
+            tokens = self.embedder.embed_tokens(texts)  # type: ignore[attr-defined]
+        analyses = self.chunk_analyzer(texts, tokens)
+        return [t.sentence for t in tokens], dict(zip(texts, analyses))
 
     async def _insert(self, corpus: Corpus, rows: list[q.ChunkRow]) -> list[NewChunk]:
         async with self.db.transaction() as conn:
