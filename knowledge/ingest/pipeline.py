@@ -256,7 +256,11 @@ class IngestPipeline:
                 return list(self.embedder.embed(texts)), {}
         with ingest_stage_seconds.labels(stage="chunk_embedding").time():
             tokens = self.embedder.embed_tokens(texts)  # type: ignore[attr-defined]
-        analyses = self.chunk_analyzer(texts, tokens)
+        try:
+            analyses = self.chunk_analyzer(texts, tokens)
+        except Exception:  # noqa: BLE001 - the chunks still land; the graph stage analyses them again and says why
+            logger.warning("the chunk analyzer failed; the graph stage will analyse these chunks", exc_info=True)
+            return [t.sentence for t in tokens], {}
         return [t.sentence for t in tokens], dict(zip(texts, analyses))
 
     async def _insert(self, corpus: Corpus, rows: list[q.ChunkRow]) -> list[NewChunk]:
