@@ -101,6 +101,16 @@ class RouterSettings(BaseModel):
     cost_weight: float = 0.1
 
 
+class OffloadSettings(BaseModel):
+    """Where CPU-bound work runs (knowledge/offload.py): two bounded thread pools, or the event loop itself."""
+
+    # true only to measure what offloading buys (bench/mcp_load.py --compare-on-loop): every request then
+    # waits for any embedding, extraction or Leiden run of the process
+    on_loop: bool = False
+    interactive_workers: int = 2
+    bulk_workers: int = 1
+
+
 class ApprovalPolicy(str, Enum):
     per_tool = "per_tool"
     always = "always"
@@ -142,6 +152,7 @@ class Settings(BaseSettings):
     gateway: GatewaySettings = Field(default_factory=GatewaySettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     router: RouterSettings = Field(default_factory=RouterSettings)
+    offload: OffloadSettings = Field(default_factory=OffloadSettings)
     # workspace topology JSON (people, libraries, permission views); unset: the shipped demo topology
     topology_path: Path | None = None
     # Session user ids that act as the local operator (every corpus but card inboxes): "local", the identity of

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from config import Settings, get_settings
+from knowledge import offload
 from knowledge.canonical.layer import CanonicalLayer
 from knowledge.context.cards import KnowledgeCards
 from knowledge.context.connectors import CONNECTOR_NAMES, PostgresConnector, SearchConnector, \
@@ -49,6 +50,7 @@ class KnowledgeApp:
     gateway: ToolGateway = field(init=False)
 
     def __post_init__(self) -> None:
+        offload.configure(self.settings.offload)
         self.retrieval = UnifiedRetrievalService(self.db, self.query_cache)
         self.graph = GraphBuilder(self.db, self.embedder, self.settings)
         self.canonical = CanonicalLayer(self.db, self.settings.linker, self.corpora.app_name,
@@ -58,7 +60,7 @@ class KnowledgeApp:
                                        post_ingest=[IngestStage("graph", self._after_ingest),
                                                     IngestStage("canonical links", self.canonical.after_ingest),
                                                     IngestStage("caches", self._after_graph_update)],
-                                       progress=self.progress)
+                                       progress=self.progress, chunk_analyzer=self.graph.analyze_chunks)
         # permission views, Context Router and knowledge cards over the workspace topology (DESIGN.md 8)
         self.access = AccessResolver(self.corpora, partial(load_topology, self.settings.topology_path),
                                      self.settings.operator_users)
@@ -107,7 +109,7 @@ class KnowledgeApp:
         query = clean_text(query).text
         if not query.strip():
             return []
-        embedding = self.query_cache.embed_query(query)
+        embedding = await offload.interactive(self.query_cache.embed_query, query)
         return await legacy_search(self.db, embedding, query, corpus_ids, accessible_corpus_ids, limit)
 
     async def rebuild_graph(self, corpus: Corpus) -> GraphBuildReport:

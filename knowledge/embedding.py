@@ -4,8 +4,9 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -24,6 +25,22 @@ class Embedder(Protocol):
     dimension: int
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class TokenVectors:
+    """One text's sentence embedding with the contextual token vectors it was pooled from."""
+
+    sentence: np.ndarray  # unit length, the same vector ``embed`` gives
+    tokens: np.ndarray    # (tokens, dimension) float32, last transformer layer, special tokens included
+    offsets: np.ndarray   # (tokens, 2) character spans in the text; (0, 0) for special tokens
+
+
+@runtime_checkable
+class TokenEmbedder(Embedder, Protocol):
+    """An embedder that can also return token vectors (entity mentions are pooled from a chunk's pass)."""
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]: ...
 
 
 def _model_path(model_name: str) -> Path:
@@ -80,6 +97,30 @@ class SentenceTransformerEmbedder:
             convert_to_numpy=True,
         )
         return vectors.astype(np.float32, copy=False)
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
+        """Sentence embeddings plus token vectors and their character offsets, from one model pass."""
+        if not texts:
+            return []
+        model = self._load()
+        outputs = model.encode(list(texts), batch_size=self.batch_size, output_value=None, show_progress_bar=False)
+        # the model strips each text before tokenizing; offsets are shifted back onto the original text
+        stripped = [str(t).strip() for t in texts]
+        encoded = model.tokenizer(stripped, return_offsets_mapping=True, truncation="longest_first",
+                                  max_length=model.max_seq_length)
+        result: list[TokenVectors] = []
+        for text, plain, output, offsets in zip(texts, stripped, outputs, encoded["offset_mapping"]):
+            mask = output["attention_mask"].bool()
+            tokens = output["token_embeddings"][mask].float().cpu().numpy()
+            spans = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+            if len(spans) != len(tokens):
+                raise EmbeddingError(f"tokenizer gave {len(spans)} offsets for {len(tokens)} token vectors")
+            shift = len(text) - len(text.lstrip()) if plain else 0
+            spans = np.where(spans[:, 1:2] > spans[:, 0:1], spans + shift, 0)
+            sentence = output["sentence_embedding"].float().cpu().numpy()
+            norm = float(np.linalg.norm(sentence))
+            result.append(TokenVectors(sentence / norm if norm > 0 else sentence, tokens, spans))
+        return result
 
 
 class QueryEmbeddingCache:

@@ -33,6 +33,15 @@ cross_corpus_expansion_ratio = Gauge(
 graph_build_seconds = Histogram(
     "graph_build_seconds", "Per-corpus graph build time by stage (extract, resolve, write, communities)",
     ["stage"], buckets=(0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120), registry=REGISTRY)
+# Where an ingest spends its time; bench/ingest.py reads the sums rather than timing the stages again.
+INGEST_STAGES = ("chunking", "chunk_embedding", "extraction", "entity_embedding", "resolution",
+                 "canonical_linking", "leiden", "sql")
+ingest_stage_seconds = Histogram(
+    "ingest_stage_seconds", "Ingest time by stage (" + ", ".join(INGEST_STAGES) + ")", ["stage"],
+    buckets=(0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300), registry=REGISTRY)
+ingest_embedded_texts_total = Counter(
+    "ingest_embedded_texts_total", "Texts the ingest gave the embedding model, by stage (chunk_embedding, "
+    "entity_embedding)", ["stage"], registry=REGISTRY)
 graph_resolution_decisions_total = Counter(
     "graph_resolution_decisions_total",
     "Entity resolution outcomes of ingested entity groups (exact_match, match, merged_in_batch, new, possible)",
@@ -59,6 +68,17 @@ context_knowledge_gaps_total = Counter(
 knowledge_cards_total = Counter(
     "knowledge_cards_total", "Knowledge card transitions (submitted, reviewed, promoted, rejected)", ["action"],
     registry=REGISTRY)
+
+
+def ingest_stage_totals() -> dict[str, float]:
+    """Seconds recorded so far per ingest stage (this process): subtract two readings to time one ingest."""
+    return {stage: REGISTRY.get_sample_value("ingest_stage_seconds_sum", {"stage": stage}) or 0.0
+            for stage in INGEST_STAGES}
+
+
+def ingest_embedded_texts() -> dict[str, float]:
+    return {stage: REGISTRY.get_sample_value("ingest_embedded_texts_total", {"stage": stage}) or 0.0
+            for stage in ("chunk_embedding", "entity_embedding")}
 
 
 def render_metrics() -> bytes:

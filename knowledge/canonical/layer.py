@@ -14,7 +14,8 @@ from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import canonical as q
 from knowledge.ingest.pipeline import NewChunk
-from knowledge.metrics import canonical_build_lag_seconds, canonical_review_queue_depth, canonical_review_share
+from knowledge.metrics import (canonical_build_lag_seconds, canonical_review_queue_depth, canonical_review_share,
+                                ingest_stage_seconds)
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -65,7 +66,8 @@ class CanonicalLayer:
 
     async def after_ingest(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
         """Post-ingest step (after the graph step): link the corpus's new and changed entities."""
-        report = await self.link_corpus(corpus)
+        with ingest_stage_seconds.labels(stage="canonical_linking").time():
+            report = await self.link_corpus(corpus)
         if new_chunks:
             async with self.db.connection() as conn:
                 lag = await q.select_seconds_since_chunks_landed(conn, [c.id for c in new_chunks], corpus.id)

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 from uuid import UUID
 
 import asyncpg
 
 from config.settings import LinkerSettings
+from knowledge.canonical.run_canonicals import RunCanonicals
 from knowledge.canonical.upkeep import settle
 from knowledge.db.database import Database
 from knowledge.db.queries import canonical as q
@@ -152,18 +153,32 @@ class CanonicalLinker:
         names = {key for _, key in pending} | {d.target_name_normalized for d in decisions.values()}
         index = _CanonicalIndex(await q.select_canonical_ids_by_names(conn, app_scope, sorted(names)))
 
+        run = RunCanonicals()
+        # nearest existing canonicals of every entity in one statement (the run's own canonicals are searched
+        # in memory); an entity that turns out to match by name just does not use its candidates
+        searched = [(e, key) for e, key in pending if e.embedding is not None
+                    and (e.corpus_id, key, e.entity_type) not in decisions]
+        nearest_of = dict(zip((e.id for e, _ in searched), await q.select_nearest_canonicals_many(
+            conn, app_scope, [(e.entity_type, e.embedding, e.corpus_id) for e, _ in searched])))
+        choice = _Choice(self.settings, decisions, rejections, index, run, nearest_of,
+                         multi_corpus=len(corpus_ids) > 1)
+
         aliases: list[q.NewAlias] = []
         reviews: list[q.NewReview] = []
         joined: dict[UUID, set[int]] = {}  # corpus -> canonicals this run gave a member of that corpus
         for entity, key in pending:
-            target = await self._choose(conn, app_scope, entity, key, decisions, rejections, index,
-                                        joined.setdefault(entity.corpus_id, set()))
+            target = await choice.choose(conn, entity, key, joined.setdefault(entity.corpus_id, set()))
             aliases.append(q.NewAlias(target.canonical_id, entity.id, target.confidence, target.link_method))
             if target.review_candidate is not None:
                 reviews.append(q.NewReview(entity.corpus_id, entity.id, target.canonical_id, target.review_candidate))
             joined[entity.corpus_id].add(target.canonical_id)
-            touched.add(target.canonical_id)
             report.links[target.link_method] += 1
+        await run.write(conn, app_scope)
+        aliases = [replace(a, canonical_id=run.resolve(a.canonical_id)) for a in aliases]
+        reviews = [replace(r, canonical_id=run.resolve(r.canonical_id),
+                           candidate=replace(r.candidate, canonical_id=run.resolve(r.candidate.canonical_id)))
+                   for r in reviews]
+        touched.update(a.canonical_id for a in aliases)
         await q.insert_aliases(conn, aliases)
         await q.insert_reviews(conn, app_scope, reviews)
         report.reviews_created = len(reviews)
@@ -173,49 +188,77 @@ class CanonicalLinker:
         report.bridges_written = upkeep.bridges_written
         return report
 
-    async def _choose(self, conn: asyncpg.Connection, app_scope: str, entity: q.LinkableEntity, key: str,
-                      decisions: dict[tuple[UUID, str, str], q.Decision],
-                      rejections: set[frozenset[tuple[str, str]]], index: _CanonicalIndex,
-                      joined_by_corpus: set[int]) -> _Target:
-        async def canonical_for(name: str, name_normalized: str, canonical_type: str) -> int:
-            canonical_id = index.get(name_normalized, canonical_type)
-            if canonical_id is None:
-                canonical_id = await q.insert_canonical(conn, app_scope, name, name_normalized, canonical_type,
-                                                        entity.embedding, entity.degree)
-                index.add(name_normalized, canonical_type, canonical_id)
-            return canonical_id
 
-        decision = decisions.get((entity.corpus_id, key, entity.entity_type))
+
+class _Choice:
+    """The rules of the module docstring for one entity at a time, over what the run has decided so far."""
+
+    def __init__(self, settings: LinkerSettings, decisions: dict[tuple[UUID, str, str], q.Decision],
+                 rejections: set[frozenset[tuple[str, str]]], index: _CanonicalIndex, run: RunCanonicals,
+                 nearest_of: dict[int, list[q.Nearest]], multi_corpus: bool) -> None:
+        self.settings = settings
+        self.decisions = decisions
+        self.rejections = rejections
+        self.index = index
+        self.run = run
+        self.nearest_of = nearest_of
+        self.multi_corpus = multi_corpus
+        self.retyped: dict[int, str] = {}  # existing canonicals this run gave a type (they were OTHER)
+
+    def canonical_for(self, entity: q.LinkableEntity, name: str, name_normalized: str, canonical_type: str) -> int:
+        canonical_id = self.index.get(name_normalized, canonical_type)
+        if canonical_id is None:
+            canonical_id = self.run.add(name, name_normalized, canonical_type, entity.embedding, entity.degree)
+            self.index.add(name_normalized, canonical_type, canonical_id)
+        return canonical_id
+
+    def nearest(self, entity: q.LinkableEntity, joined_by_corpus: set[int]) -> q.Nearest | None:
+        if entity.embedding is None:
+            return None
+        found = [c for c in self.nearest_of.get(entity.id, ())
+                 if c.canonical_id not in joined_by_corpus
+                 and self.retyped.get(c.canonical_id, c.key[1]) == entity.entity_type]
+        best = found[0] if found else None
+        if self.multi_corpus:
+            own = self.run.nearest(entity.entity_type, entity.embedding, joined_by_corpus)
+            if own is not None and (best is None or own.similarity > best.similarity):
+                best = own
+        return best
+
+    async def choose(self, conn: asyncpg.Connection, entity: q.LinkableEntity, key: str,
+                     joined_by_corpus: set[int]) -> _Target:
+        decision = self.decisions.get((entity.corpus_id, key, entity.entity_type))
         if decision is not None:
-            canonical_id = await canonical_for(decision.target_name, decision.target_name_normalized,
-                                               decision.target_type)
+            canonical_id = self.canonical_for(entity, decision.target_name, decision.target_name_normalized,
+                                              decision.target_type)
             return _Target(canonical_id, decision.decided_by, 1.0)
-        same_name = await self._same_name(conn, key, entity.entity_type, index)
+        same_name = await self._same_name(conn, key, entity.entity_type)
         if same_name is not None:
             return _Target(same_name, "auto_string", 1.0)
-        nearest = None
-        if entity.embedding is not None:
-            candidates = await q.select_nearest_canonicals(conn, app_scope, entity.entity_type, entity.embedding,
-                                                           entity.corpus_id)
-            nearest = next((c for c in candidates if c.canonical_id not in joined_by_corpus), None)
-        if nearest is None or nearest.similarity < self.settings.review_threshold:
-            return _Target(await canonical_for(entity.name, key, entity.entity_type), "new_canonical", 1.0)
-        if frozenset({(key, entity.entity_type), nearest.key}) in rejections:
-            return _Target(await canonical_for(entity.name, key, entity.entity_type), "review", 1.0)
-        if nearest.similarity >= self.settings.auto_embedding_threshold:
+        nearest = self.nearest(entity, joined_by_corpus)
+        settings = self.settings
+        if nearest is None or nearest.similarity < settings.review_threshold:
+            return _Target(self.canonical_for(entity, entity.name, key, entity.entity_type), "new_canonical", 1.0)
+        if frozenset({(key, entity.entity_type), nearest.key}) in self.rejections:
+            return _Target(self.canonical_for(entity, entity.name, key, entity.entity_type), "review", 1.0)
+        if nearest.similarity >= settings.auto_embedding_threshold:
             return _Target(nearest.canonical_id, "auto_embedding", nearest.similarity)
-        return _Target(await canonical_for(entity.name, key, entity.entity_type), "review", nearest.similarity,
-                       review_candidate=nearest)
+        return _Target(self.canonical_for(entity, entity.name, key, entity.entity_type), "review",
+                       nearest.similarity, review_candidate=nearest)
 
-    @staticmethod
-    async def _same_name(conn: asyncpg.Connection, key: str, entity_type: str, index: _CanonicalIndex) -> int | None:
+    async def _same_name(self, conn: asyncpg.Connection, key: str, entity_type: str) -> int | None:
         """The canonical an exact name match links to, under the type rules above (None: no match)."""
+        index = self.index
         exact = index.get(key, entity_type)
         if exact is not None:
             return exact
         if entity_type != UNTYPED and index.get(key, UNTYPED) is not None:
             canonical_id = index.retype(key, UNTYPED, entity_type)
-            await q.retype_canonical(conn, canonical_id, entity_type)
+            if canonical_id < 0:
+                self.run.retype(canonical_id, entity_type)
+            else:
+                await q.retype_canonical(conn, canonical_id, entity_type)
+                self.retyped[canonical_id] = entity_type
             return canonical_id
         if entity_type == UNTYPED and len(index.types_of(key)) == 1:
             return next(iter(index.types_of(key).values()))

@@ -30,6 +30,7 @@ from uuid import UUID
 import numpy as np
 
 from config.settings import RouterSettings
+from knowledge import offload
 from knowledge.context.connectors import SearchConnector
 from knowledge.context.guard import GuardedResult, PermissionGuard
 from knowledge.context.permissions import AccessResolver, ResolvedView
@@ -281,7 +282,7 @@ class ContextRouter:
             context_routed_libraries.observe(0)
             return RoutingDecision(view.who, query, task, entities, [], [], gap)
         accessible = view.accessible_corpus_ids
-        query_vector = await asyncio.to_thread(self.query_cache.embed_query, query)
+        query_vector = await offload.interactive(self.query_cache.embed_query, query)
         stats, entity_hits, probes, profiles = await asyncio.gather(
             self._stats(accessible), self._entity_matches(accessible, entities),
             asyncio.gather(*(self.guard.search(query, c.corpus_ids, accessible, limit=self.settings.probe_limit,
@@ -397,7 +398,7 @@ class ContextRouter:
     async def _probe_bridge(self, c: LibraryScore, names: list[str], query: str, accessible: list[UUID]) -> None:
         """The second hop's probe: the question with the bridge entities named, in the library that holds them."""
         hop_query = f"{query} {' '.join(names)}"
-        hop_vector = await asyncio.to_thread(self.query_cache.embed_query, hop_query)
+        hop_vector = await offload.interactive(self.query_cache.embed_query, hop_query)
         probe = await self.guard.search(hop_query, c.corpus_ids, accessible, limit=self.settings.probe_limit,
                                         strict_scope=True)
         own = set(c.corpus_ids)
@@ -442,7 +443,7 @@ class ContextRouter:
         """Thin evidence in the corpora a request named itself."""
         if not guarded.searched_corpus_ids:
             return None
-        query_vector = await asyncio.to_thread(self.query_cache.embed_query, query)
+        query_vector = await offload.interactive(self.query_cache.embed_query, query)
         evidence = _cosine_max(query_vector, guarded.embeddings.values())
         if evidence >= self.settings.min_relevance:
             return None
@@ -496,7 +497,7 @@ class ContextRouter:
     async def _profiles(self, libraries: list[ContextLibrary]) -> list[np.ndarray]:
         missing = [lib.profile_text for lib in libraries if lib.profile_text not in self._profile_vectors]
         if missing:
-            vectors = await asyncio.to_thread(self.embedder.embed, list(dict.fromkeys(missing)))
+            vectors = await offload.interactive(self.embedder.embed, list(dict.fromkeys(missing)))
             self._profile_vectors.update(zip(dict.fromkeys(missing), vectors))
         return [self._profile_vectors[lib.profile_text] for lib in libraries]
 

@@ -8,7 +8,6 @@ extracted in the same transaction as its graph rows, so a failed build is picked
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections import defaultdict
@@ -19,12 +18,13 @@ import asyncpg
 import numpy as np
 
 from config import Settings
+from knowledge import offload
 from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import graph as gq
 from knowledge.db.queries import ingest_status
-from knowledge.embedding import Embedder
-from knowledge.graph.collect import BatchExtraction, ChunkText, GroupRef, collect
+from knowledge.embedding import Embedder, TokenEmbedder, TokenVectors
+from knowledge.graph.collect import BatchExtraction, ChunkAnalysis, ChunkText, GroupRef, analyze, collect
 from knowledge.graph.community_builder import recompute_communities
 from knowledge.graph.extraction import Extractor, get_extractor
 from knowledge.graph.merge_plan import (EndPoint, ExistingEntity, MergePlan, NewEntity, find_exact_matches,
@@ -34,7 +34,8 @@ from knowledge.graph.normalize import normalize_name
 from knowledge.graph.resolution import EntityResolver
 from knowledge.graph.summaries import CommunitySummarizer
 from knowledge.ingest.pipeline import NewChunk
-from knowledge.metrics import graph_build_seconds, graph_resolution_decisions_total
+from knowledge.metrics import (graph_build_seconds, graph_resolution_decisions_total,
+                               ingest_embedded_texts_total, ingest_stage_seconds)
 
 logger = logging.getLogger(__name__)
 
@@ -81,10 +82,13 @@ class GraphBuilder:
         async with self.db.connection() as conn:
             pending = await gq.select_unextracted_chunk_ids(conn, corpus.id)
         known = {c.id: c.content for c in known_chunks if c.corpus_id == corpus.id}
+        analyses = {c.id: c.analysis for c in known_chunks
+                    if c.corpus_id == corpus.id and isinstance(c.analysis, ChunkAnalysis)}
         for start in range(0, len(pending), BATCH_CHUNKS):
-            await self._add_batch(corpus, pending[start:start + BATCH_CHUNKS], known, report)
+            await self._add_batch(corpus, pending[start:start + BATCH_CHUNKS], known, analyses, report)
         if report.chunks or (not pending and await self._communities_stale(corpus)):
-            with graph_build_seconds.labels(stage="communities").time():
+            with graph_build_seconds.labels(stage="communities").time(), \
+                    ingest_stage_seconds.labels(stage="leiden").time():
                 async with self.db.transaction() as conn:
                     await gq.lock_corpus_graph(conn, corpus.id)
                     communities = await recompute_communities(conn, corpus.id, self.embedder, self.summarizer)
@@ -105,8 +109,24 @@ class GraphBuilder:
         async with self.db.connection() as conn:
             return await ingest_status.communities_stale(conn, corpus.id)
 
+    def analyze_chunks(self, texts: Sequence[str], tokens: Sequence[TokenVectors]) -> list[ChunkAnalysis]:
+        """Extraction and mention vectors of chunks just embedded (the ingest pipeline's chunk analyzer: it
+        runs right after each embedding batch, so token vectors are never kept)."""
+        with ingest_stage_seconds.labels(stage="extraction").time():
+            return [analyze(text, vectors, self.extractor) for text, vectors in zip(texts, tokens)]
+
+    def _analyze_stored(self, chunks: list[ChunkText]) -> dict[int, ChunkAnalysis]:
+        """Chunks stored without an analysis (a rebuild, an interrupted ingest): one more pass of the model."""
+        if not chunks or not isinstance(self.embedder, TokenEmbedder):
+            return {}
+        with ingest_stage_seconds.labels(stage="entity_embedding").time():
+            tokens = self.embedder.embed_tokens([c.content for c in chunks])
+        ingest_embedded_texts_total.labels(stage="entity_embedding").inc(len(chunks))
+        analyses = self.analyze_chunks([c.content for c in chunks], tokens)
+        return {c.id: a for c, a in zip(chunks, analyses)}
+
     async def _add_batch(self, corpus: Corpus, chunk_ids: list[int], known: dict[int, str],
-                         report: GraphBuildReport) -> None:
+                         analyses: dict[int, ChunkAnalysis], report: GraphBuildReport) -> None:
         async with self.db.transaction() as conn:
             await gq.lock_corpus_graph(conn, corpus.id)
             # another build may have taken these chunks while this one waited for the lock
@@ -118,10 +138,12 @@ class GraphBuilder:
             texts.update({r["id"]: r["content"] for r in await gq.select_chunk_texts(conn, corpus.id, missing)})
             chunks = [ChunkText(i, texts[i]) for i in chunk_ids if i in texts]
             with graph_build_seconds.labels(stage="extract").time():
-                batch = await asyncio.to_thread(collect, chunks, self.extractor)
+                fresh = await offload.bulk(self._analyze_stored, [c for c in chunks if c.id not in analyses])
+                with ingest_stage_seconds.labels(stage="extraction").time():
+                    batch = await offload.bulk(collect, chunks, self.extractor, {**analyses, **fresh})
             with graph_build_seconds.labels(stage="resolve").time():
                 plan, embeddings = await self._plan(conn, corpus, batch)
-            with graph_build_seconds.labels(stage="write").time():
+            with graph_build_seconds.labels(stage="write").time(), ingest_stage_seconds.labels(stage="sql").time():
                 await self._write(conn, corpus, batch, plan, embeddings, report)
         report.chunks += len(chunks)
         for decision, count in plan.decisions.items():
@@ -130,23 +152,34 @@ class GraphBuilder:
 
     async def _plan(self, conn: asyncpg.Connection, corpus: Corpus,
                     batch: BatchExtraction) -> tuple[MergePlan, dict[GroupRef, np.ndarray]]:
-        groups = list(batch.groups.values())
-        keys = sorted({k for g in groups for k in prefilter_keys(g.name)})
-        rows = await gq.select_resolution_candidates(conn, corpus.id, keys) if keys else []
-        kept = informative_candidates({r["id"]: r["block_keys"] for r in rows}, keys, self.resolver.max_block_size)
-        candidates = [ExistingEntity(r["id"], r["canonical_name"], r["name_normalized"], r["entity_type"])
-                      for r in rows if r["id"] in kept]
-        exact = find_exact_matches(groups, candidates, self.resolver)
-        pending = [g for g in groups if g.ref not in exact]
-        vectors = await asyncio.to_thread(self.embedder.embed, [g.embedding_text() for g in pending])
-        embeddings = {g.ref: v for g, v in zip(pending, vectors)}
-        records = new_records(pending, embeddings)
-        ids = [c.id for c in candidates]
-        stored = await gq.select_entity_embeddings(conn, ids) if ids else {}
-        neighbours = await gq.select_neighbour_keys(conn, ids) if ids else {}
-        existing = [replace(c, embedding=stored.get(c.id), neighbours=frozenset(neighbours.get(c.id, ())))
-                    for c in candidates]
-        return plan_merges(pending, records, existing, self.resolver, exact), embeddings
+        resolution = ingest_stage_seconds.labels(stage="resolution")
+        with resolution.time():
+            groups = list(batch.groups.values())
+            keys = sorted({k for g in groups for k in prefilter_keys(g.name)})
+            rows = await gq.select_resolution_candidates(conn, corpus.id, keys) if keys else []
+            kept = informative_candidates({r["id"]: r["block_keys"] for r in rows}, keys,
+                                          self.resolver.max_block_size)
+            candidates = [ExistingEntity(r["id"], r["canonical_name"], r["name_normalized"], r["entity_type"])
+                          for r in rows if r["id"] in kept]
+            exact = find_exact_matches(groups, candidates, self.resolver)
+            pending = [g for g in groups if g.ref not in exact]
+            embeddings = {g.ref: g.embedding for g in pending if g.embedding is not None}
+        # a mention the model's truncation cut off (or an embedder without token vectors): embed its text
+        unpooled = [g for g in pending if g.ref not in embeddings]
+        if unpooled:
+            with ingest_stage_seconds.labels(stage="entity_embedding").time():
+                vectors = await offload.bulk(self.embedder.embed, [g.embedding_text() for g in unpooled])
+            ingest_embedded_texts_total.labels(stage="entity_embedding").inc(len(unpooled))
+            embeddings.update({g.ref: v for g, v in zip(unpooled, vectors)})
+        with resolution.time():
+            records = new_records(pending, embeddings)
+            ids = [c.id for c in candidates]
+            stored = await gq.select_entity_embeddings(conn, ids) if ids else {}
+            neighbours = await gq.select_neighbour_keys(conn, ids) if ids else {}
+            existing = [replace(c, embedding=stored.get(c.id), neighbours=frozenset(neighbours.get(c.id, ())))
+                        for c in candidates]
+            plan = await offload.bulk(plan_merges, pending, records, existing, self.resolver, exact)
+        return plan, embeddings
 
     async def _write(self, conn: asyncpg.Connection, corpus: Corpus, batch: BatchExtraction, plan: MergePlan,
                      embeddings: dict[GroupRef, np.ndarray], report: GraphBuildReport) -> None:

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Mapping
 
-from knowledge.graph.extraction import Extractor, split_sentences
+import numpy as np
+
+from knowledge.embedding import TokenVectors
+from knowledge.graph.extraction import Extraction, Extractor, split_sentences
+from knowledge.graph.mention_vectors import mention_vector
 from knowledge.graph.normalize import normalize_name
 
 MAX_CONTEXT_CHARS = 160
@@ -41,6 +45,8 @@ class EntityGroup:
     mentions: list[MentionSpan] = field(default_factory=list)
     context: str = ""  # the sentence of the first mention
     neighbours: set[str] = field(default_factory=set)  # keys of entities related in the batch
+    # pooled from the chunk's embedding pass at the first mention (None: embed embedding_text() instead)
+    embedding: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @property
     def ref(self) -> GroupRef:
@@ -76,9 +82,9 @@ class BatchExtraction:
     per_chunk: dict[int, tuple[int, int]] = field(default_factory=dict)  # chunk id -> (entities, relations)
 
 
-def _sentence_around(text: str, sentences: list[tuple[int, int]], offset: int) -> str:
-    """The sentence holding ``offset``; a long one is cut to a window around it (embedding cost grows with
-    length, and the words near the mention say most about it)."""
+def _sentence_window(text: str, sentences: list[tuple[int, int]], offset: int) -> tuple[int, int]:
+    """The span of the sentence holding ``offset``; a long one is cut to a window around it (embedding cost
+    grows with length, and the words near the mention say most about it)."""
     start, end = next(((s, e) for s, e in sentences if s <= offset < e), (0, len(text)))
     if end - start > MAX_CONTEXT_CHARS:
         sentence_start, sentence_end = start, end
@@ -89,19 +95,55 @@ def _sentence_around(text: str, sentences: list[tuple[int, int]], offset: int) -
             start = text.index(" ", start, offset) + 1
         if end < sentence_end and " " in text[offset:end]:
             end = text.rindex(" ", offset, end)
+    return start, end
+
+
+def _sentence_around(text: str, sentences: list[tuple[int, int]], offset: int) -> str:
+    start, end = _sentence_window(text, sentences, offset)
     return " ".join(text[start:end].split())
 
 
-def collect(chunks: Iterable[ChunkText], extractor: Extractor) -> BatchExtraction:
+def _spans(entity, text: str) -> list[tuple[int, int]]:
+    return [(s, e) for s, e in (entity.mentions or ((entity.start, entity.end),)) if 0 <= s < e <= len(text)]
+
+
+@dataclass(frozen=True)
+class ChunkAnalysis:
+    """A chunk's extraction with the pooled vector of each entity's first mention, made right after the
+    chunk's embedding pass so the token vectors need not be kept."""
+
+    extraction: Extraction
+    vectors: dict[tuple[int, int], np.ndarray]  # first-mention span -> mention vector
+
+
+def analyze(text: str, tokens: TokenVectors, extractor: Extractor) -> ChunkAnalysis:
+    extraction = extractor.extract(text)
+    sentences: list[tuple[int, int]] | None = None
+    vectors: dict[tuple[int, int], np.ndarray] = {}
+    for entity in extraction.entities:
+        spans = _spans(entity, text)
+        if not spans or spans[0] in vectors:
+            continue
+        sentences = sentences if sentences is not None else split_sentences(text)
+        vector = mention_vector(tokens, spans[0], _sentence_window(text, sentences, spans[0][0]))
+        if vector is not None:
+            vectors[spans[0]] = vector
+    return ChunkAnalysis(extraction, vectors)
+
+
+def collect(chunks: Iterable[ChunkText], extractor: Extractor,
+            analyses: Mapping[int, ChunkAnalysis] | None = None) -> BatchExtraction:
+    """Group the chunks' entities; a chunk with an analysis is not extracted again and gives its groups
+    their mention vectors."""
     batch = BatchExtraction()
     for chunk in chunks:
-        extraction = extractor.extract(chunk.content)
+        analysis = (analyses or {}).get(chunk.id)
+        extraction = analysis.extraction if analysis is not None else extractor.extract(chunk.content)
         sentences: list[tuple[int, int]] | None = None
         refs: dict[str, GroupRef] = {}
         for entity in extraction.entities:
             key = normalize_name(entity.name)
-            spans = [(s, e) for s, e in (entity.mentions or ((entity.start, entity.end),))
-                     if 0 <= s < e <= len(chunk.content)]
+            spans = _spans(entity, chunk.content)
             if not key or not spans:
                 continue
             ref = (key, entity.type)
@@ -112,6 +154,7 @@ def collect(chunks: Iterable[ChunkText], extractor: Extractor) -> BatchExtractio
             if not group.context:
                 sentences = sentences if sentences is not None else split_sentences(chunk.content)
                 group.context = _sentence_around(chunk.content, sentences, spans[0][0])
+                group.embedding = analysis.vectors.get(spans[0]) if analysis is not None else None
             group.names[entity.name] += len(spans)
             group.mentions.extend(MentionSpan(chunk.id, s, e, chunk.content[s:e]) for s, e in spans)
         relation_count = 0

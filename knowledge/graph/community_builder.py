@@ -21,6 +21,7 @@ from uuid import UUID
 import asyncpg
 import numpy as np
 
+from knowledge import offload
 from knowledge.db.queries import graph as gq
 from knowledge.embedding import Embedder
 from knowledge.graph.communities import Community, Component, connected_components, partition_component
@@ -85,7 +86,7 @@ async def _embeddings(conn: asyncpg.Connection, embedder: Embedder, fresh: list[
     need_text = [i for i, v in enumerate(vectors) if v is None]
     if need_text:
         texts = [f"{fresh[i][2].title}. {fresh[i][2].summary}" for i in need_text]
-        for i, vector in zip(need_text, await asyncio.to_thread(embedder.embed, texts)):
+        for i, vector in zip(need_text, await offload.bulk(embedder.embed, texts)):
             vectors[i] = vector
     return vectors  # type: ignore[return-value]
 
@@ -139,7 +140,8 @@ async def recompute_communities(conn: asyncpg.Connection, corpus_id: UUID, embed
     relations = [RelationInfo(r["id"], r["source_entity_id"], r["target_entity_id"], r["relation_type"],
                               float(r["weight"]), "", r["evidence_chunk_id"])
                  for r in await gq.select_graph_edges(conn, corpus_id)]
-    components = connected_components(entity_ids, [(r.source_id, r.target_id, r.weight) for r in relations])
+    components = await offload.bulk(connected_components, entity_ids,
+                                    [(r.source_id, r.target_id, r.weight) for r in relations])
     component_of = {m: i for i, c in enumerate(components) for m in c.members}
     relations_by_component: dict[int, list[RelationInfo]] = defaultdict(list)
     for relation in relations:
@@ -151,8 +153,8 @@ async def recompute_communities(conn: asyncpg.Connection, corpus_id: UUID, embed
     unchanged = set(component_signatures) & {r["component_signature"] for r in stored}
     untouched = [r for r in stored if r["component_signature"] in unchanged]
     reusable = {(r["level"], r["signature"]): r for r in stored if r["component_signature"] not in unchanged}
-    detected = _detect_changed(components, component_signatures, relations_by_component, unchanged,
-                               summarizer.version)
+    detected = await offload.bulk(_detect_changed, components, component_signatures, relations_by_component,
+                                  unchanged, summarizer.version)
     for item in detected:
         row = reusable.pop((item.community.level, item.signature), None)
         if row is not None:

@@ -53,10 +53,13 @@ Three stages, following Fellegi & Sunter (1969):
    acronym field agrees the name field is scored 0 instead of "disagree"/"partial", and the acronym
    field is not scored at all when the names already agree as strings.
 
-   The embedding m/u describe embeddings of ``name: context sentence`` (all-MiniLM-L6-v2): the
+   The embedding m/u were set for embeddings of ``name: context sentence`` (all-MiniLM-L6-v2): the
    context dominates, so the same entity mentioned in two different sentences typically scores
-   only 0.4-0.7 (median 0.45 on the labelled set, vs 0.40 for hard non-matches). The field is
-   therefore weak evidence: it ranks POSSIBLE pairs and nudges fuzzy names, it does not decide.
+   only 0.4-0.7 (median 0.45 on the labelled set, vs 0.40 for hard non-matches). The ingest now
+   pools entity vectors from the chunk's own embedding pass (knowledge/graph/mention_vectors.py):
+   medians 0.67 for matches and 0.60 for non-matches, the same precision and recall on the labelled
+   pairs (0.977 / 0.808 at MATCH). The field is weak evidence either way: it ranks POSSIBLE pairs and
+   nudges fuzzy names, it does not decide.
 
 3. **Classification**: ``weight >= match_threshold`` -> MATCH, ``>= possible_threshold`` ->
    POSSIBLE, else NON_MATCH (defaults from ``get_settings().resolver``: 7.0 and 2.0; 7.0 is a

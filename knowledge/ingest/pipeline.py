@@ -7,6 +7,7 @@ corpus has work an interrupted run left undone, so a re-run that adds nothing st
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import unicodedata
@@ -15,17 +16,20 @@ from pathlib import Path
 from typing import Awaitable, Callable, Sequence
 
 import asyncpg
+import numpy as np
 
+from knowledge import offload
 from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import chunks as q
 from knowledge.db.queries.corpora import touch_corpus
 from knowledge.db.queries.ingest_status import select_ingest_status
-from knowledge.embedding import Embedder
+from knowledge.embedding import Embedder, TokenEmbedder, TokenVectors
 from knowledge.ingest.chunking import chunk_text
 from knowledge.ingest.documents import Document, LoadError, LoadNotice, load_path
 from knowledge.ingest.progress import ProgressMode, progress_bar
 from knowledge.ingest.segmentation import search_text_for
+from knowledge.metrics import ingest_embedded_texts_total, ingest_stage_seconds
 from knowledge.pg_text import clean_text, clean_value
 
 logger = logging.getLogger(__name__)
@@ -39,6 +43,13 @@ class NewChunk:
     id: int
     corpus_id: object
     content: str
+    # what the chunk analyzer made of the chunk right after its embedding pass (the graph step's extraction)
+    analysis: object | None = field(default=None, compare=False, repr=False)
+
+
+# Called with a batch of chunk texts and their token vectors, right after their embedding pass, in the
+# worker thread: what it returns per chunk travels on NewChunk.analysis to the post-ingest steps.
+ChunkAnalyzer = Callable[[Sequence[str], Sequence[TokenVectors]], Sequence[object]]
 
 
 # A step run after new chunks land in a corpus (graph extraction, canonical linking, cache invalidation).
@@ -106,9 +117,10 @@ def storable(document: Document) -> tuple[Document, int]:
 
 class IngestPipeline:
     def __init__(self, db: Database, embedder: Embedder, post_ingest: Sequence[IngestStage] = (),
-                 progress: ProgressMode | bool = True) -> None:
+                 progress: ProgressMode | bool = True, chunk_analyzer: ChunkAnalyzer | None = None) -> None:
         self.db = db
         self.embedder = embedder
+        self.chunk_analyzer = chunk_analyzer if isinstance(embedder, TokenEmbedder) else None
         self.post_ingest = list(post_ingest)
         self.progress = ProgressMode.of(progress)
         self.settings = db.settings
@@ -124,6 +136,23 @@ class IngestPipeline:
     async def ingest_documents(self, corpus: Corpus, documents: Sequence[Document],
                                extra_metadata: dict | None = None) -> IngestReport:
         report = IngestReport(corpus=corpus.name, documents=len(documents))
+        with ingest_stage_seconds.labels(stage="chunking").time():
+            rows = await offload.bulk(self._chunk_documents, corpus, documents, extra_metadata, report)
+        with ingest_stage_seconds.labels(stage="sql").time():
+            async with self.db.connection() as conn:
+                existing = await q.select_existing_hashes(conn, corpus.id, [r.content_hash for r in rows])
+        fresh = [r for r in rows if r.content_hash not in existing]
+        report.chunks_skipped += len(rows) - len(fresh)
+        if fresh:
+            inserted, refused = await self._embed_and_insert(corpus, fresh, report)
+            report.chunks_added = len(inserted)
+            report.chunks_skipped += len(fresh) - len(inserted) - refused
+            report.new_chunks = inserted
+        await self._finish_stages(corpus, report)
+        return report
+
+    def _chunk_documents(self, corpus: Corpus, documents: Sequence[Document], extra_metadata: dict | None,
+                         report: IngestReport) -> list[q.ChunkRow]:
         rows: list[q.ChunkRow] = []
         seen: set[str] = set()
         with progress_bar(self.progress, len(documents), f"chunking {corpus.name}", "doc", min_total=2) as bar:
@@ -134,17 +163,7 @@ class IngestPipeline:
                 except RecursionError:
                     report.errors.append(LoadError(document.source_uri, "metadata nested too deeply to store"))
                 bar.update(1)
-        async with self.db.connection() as conn:
-            existing = await q.select_existing_hashes(conn, corpus.id, [r.content_hash for r in rows])
-        fresh = [r for r in rows if r.content_hash not in existing]
-        report.chunks_skipped += len(rows) - len(fresh)
-        if fresh:
-            inserted, refused = await self._embed_and_insert(corpus, fresh, report)
-            report.chunks_added = len(inserted)
-            report.chunks_skipped += len(fresh) - len(inserted) - refused
-            report.new_chunks = inserted
-        await self._finish_stages(corpus, report)
-        return report
+        return rows
 
     def _document_rows(self, corpus: Corpus, document: Document, extra_metadata: dict | None, seen: set[str],
                        report: IngestReport) -> list[q.ChunkRow]:
@@ -199,22 +218,50 @@ class IngestPipeline:
                                 report: IngestReport) -> tuple[list[NewChunk], int]:
         """The new chunks stored, and how many rows the database refused (their documents are in report.errors)."""
         batch = max(self.settings.embedding_batch_size, 1) * 4
+        parts = [rows[start:start + batch] for start in range(0, len(rows), batch)]
         inserted: list[NewChunk] = []
         refused = 0
+        # the model embeds the next batch while the database stores this one
+        upcoming = asyncio.ensure_future(self._embed(parts[0])) if parts else None
         with progress_bar(self.progress, len(rows), f"embedding {corpus.name}", "chunk", min_total=200) as bar:
-            for start in range(0, len(rows), batch):
-                part = rows[start:start + batch]
-                vectors = self.embedder.embed([r.content for r in part])
-                part = [replace(r, embedding=v) for r, v in zip(part, vectors)]
+            for index in range(len(parts)):
+                assert upcoming is not None
+                part, analyses = await upcoming
+                upcoming = asyncio.ensure_future(self._embed(parts[index + 1])) if index + 1 < len(parts) else None
                 try:
-                    inserted.extend(await self._insert(corpus, part))
-                except _DOCUMENT_REFUSALS:
-                    stored = await self._insert_by_document(corpus, part, report)
-                    inserted.extend(stored)
-                    refused += len(part) - len(stored)
+                    with ingest_stage_seconds.labels(stage="sql").time():
+                        try:
+                            stored = await self._insert(corpus, part)
+                        except _DOCUMENT_REFUSALS:
+                            stored = await self._insert_by_document(corpus, part, report)
+                            refused += len(part) - len(stored)
+                        inserted.extend(replace(c, analysis=analyses.get(c.content)) for c in stored)
+                except BaseException:
+                    if upcoming is not None:
+                        upcoming.cancel()
+                    raise
                 bar.update(len(part))
         logger.info("ingested %d new chunks into %s", len(inserted), corpus.name)
         return inserted, refused
+
+    async def _embed(self, rows: list[q.ChunkRow]) -> tuple[list[q.ChunkRow], dict[str, object]]:
+        """The rows with their embeddings, and the chunk analyzer's result by chunk text."""
+        vectors, analyses = await offload.bulk(self._embed_batch, [r.content for r in rows])
+        ingest_embedded_texts_total.labels(stage="chunk_embedding").inc(len(rows))
+        return [replace(r, embedding=v) for r, v in zip(rows, vectors)], analyses
+
+    def _embed_batch(self, texts: list[str]) -> tuple[list[np.ndarray], dict[str, object]]:
+        if self.chunk_analyzer is None:
+            with ingest_stage_seconds.labels(stage="chunk_embedding").time():
+                return list(self.embedder.embed(texts)), {}
+        with ingest_stage_seconds.labels(stage="chunk_embedding").time():
+            tokens = self.embedder.embed_tokens(texts)  # type: ignore[attr-defined]
+        try:
+            analyses = self.chunk_analyzer(texts, tokens)
+        except Exception:  # noqa: BLE001 - the chunks still land; the graph stage analyses them again and says why
+            logger.warning("the chunk analyzer failed; the graph stage will analyse these chunks", exc_info=True)
+            return [t.sentence for t in tokens], {}
+        return [t.sentence for t in tokens], dict(zip(texts, analyses))
 
     async def _insert(self, corpus: Corpus, rows: list[q.ChunkRow]) -> list[NewChunk]:
         async with self.db.transaction() as conn:

@@ -17,6 +17,7 @@ from uuid import UUID
 import asyncpg
 
 from config import Settings
+from knowledge import offload
 from knowledge.db.database import Database
 from knowledge.db.queries import planner as planner_queries
 from knowledge.embedding import QueryEmbeddingCache
@@ -85,7 +86,7 @@ class UnifiedRetrievalService:
 
     async def _legacy_hits(self, query: str, scope: Scope, limit: int) -> tuple[list[SearchHit], StageTrace]:
         started = time.perf_counter()
-        embedding = await asyncio.to_thread(self.query_cache.embed_query, query)
+        embedding = await offload.interactive(self.query_cache.embed_query, query)
         hits = await legacy_search(self.db, embedding, query, scope.effective, scope.effective, limit)
         return hits, StageTrace("legacy", time.perf_counter() - started, {"hits": len(hits)})
 

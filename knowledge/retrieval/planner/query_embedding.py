@@ -1,9 +1,9 @@
 """Stage: embed the query (through the LRU query-embedding cache), off the event loop so the timeout holds."""
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
+from knowledge import offload
 from knowledge.embedding import QueryEmbeddingCache
 from knowledge.retrieval.planner.context import PlanState
 
@@ -16,5 +16,5 @@ class QueryEmbeddingStage:
         self.query_cache = query_cache
 
     async def run(self, state: PlanState) -> dict[str, Any]:
-        state.embedding = await asyncio.to_thread(self.query_cache.embed_query, state.request.query)
+        state.embedding = await offload.interactive(self.query_cache.embed_query, state.request.query)
         return {"dimension": int(state.embedding.shape[0])}

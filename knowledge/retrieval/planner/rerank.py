@@ -11,7 +11,6 @@ direct search of its own corpus would not show it within the requested limit.
 """
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -19,6 +18,7 @@ from uuid import UUID
 import numpy as np
 
 from config.settings import PlannerSettings
+from knowledge import offload
 from knowledge.db.database import Database
 from knowledge.db.queries import chunks as chunk_queries
 from knowledge.retrieval.citations import assign_citations
@@ -85,7 +85,7 @@ class RerankStage:
 
     async def _relevance(self, state: PlanState, rows: list) -> tuple[np.ndarray, str]:
         if self.cross_encoder.available:
-            scores = await asyncio.to_thread(self.cross_encoder.score, state.request.query,
+            scores = await offload.interactive(self.cross_encoder.score, state.request.query,
                                              [r["content"] for r in rows])
             if scores is not None:
                 return scores, f"cross-encoder {self.cross_encoder.name}"

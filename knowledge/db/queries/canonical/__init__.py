@@ -11,8 +11,10 @@ from knowledge.db.queries.canonical.corpus_filter import (  # noqa: F401
 from knowledge.db.queries.canonical.entities import (  # noqa: F401
     NEAREST_CANDIDATES,
     Nearest,
+    NewCanonical,
     delete_app_scope_canonicals,
     insert_canonical,
+    insert_canonicals,
     lock_app_scope,
     refresh_canonicals,
     retype_canonical,
@@ -21,6 +23,7 @@ from knowledge.db.queries.canonical.entities import (  # noqa: F401
     select_canonicals_by_reference,
     select_canonicals_needing_refresh,
     select_nearest_canonicals,
+    select_nearest_canonicals_many,
 )
 from knowledge.db.queries.canonical.aliases import (  # noqa: F401
     LINK_METHODS,

@@ -7,6 +7,7 @@ from uuid import UUID
 
 import asyncpg
 import numpy as np
+from pgvector import Vector
 
 from knowledge.db.queries.canonical.corpus_filter import require_corpus_filter
 from knowledge.graph.normalize import normalize_name
@@ -67,6 +68,47 @@ async def insert_canonical(conn: asyncpg.Connection, app_scope: str, name: str, 
     return row_id
 
 
+@dataclass(frozen=True)
+class NewCanonical:
+    name: str
+    name_normalized: str
+    canonical_type: str
+    founder_embedding: np.ndarray | None
+    founder_degree: int
+
+
+async def insert_canonicals(conn: asyncpg.Connection, app_scope: str,
+                            rows: Sequence[NewCanonical]) -> dict[tuple[str, str], int]:
+    """Create many canonicals in one statement, each as its founding member makes it (an existing key keeps
+    its row). Returns (normalised name, type) -> id for every row asked for."""
+    if not rows:
+        return {}
+    records = await conn.fetch(
+        """WITH wanted AS (
+               SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::vector[], $6::bigint[])
+                   AS u(name, name_normalized, canonical_type, embedding, degree)),
+           inserted AS (
+               INSERT INTO kg_entity_canonical (app_scope, canonical_name, canonical_name_normalized,
+                                                canonical_type, primary_embedding, member_count, degree)
+               SELECT $1, w.name, w.name_normalized, w.canonical_type,
+                      CASE WHEN w.embedding IS NULL THEN NULL ELSE l2_normalize(w.embedding) END, 1, w.degree
+               FROM wanted w
+               ON CONFLICT (app_scope, canonical_name_normalized, canonical_type) DO NOTHING
+               RETURNING id, canonical_name_normalized, canonical_type)
+           SELECT id, canonical_name_normalized, canonical_type FROM inserted
+           UNION ALL
+           SELECT c.id, c.canonical_name_normalized, c.canonical_type
+           FROM kg_entity_canonical c JOIN wanted w
+             ON c.app_scope = $1 AND c.canonical_name_normalized = w.name_normalized
+            AND c.canonical_type = w.canonical_type""",
+        app_scope, [r.name for r in rows], [r.name_normalized for r in rows], [r.canonical_type for r in rows],
+        [None if r.founder_embedding is None else Vector(r.founder_embedding) for r in rows],
+        [r.founder_degree for r in rows],
+    )
+    # the second half sees only rows that existed before the statement (one snapshot), so no key repeats
+    return {(r["canonical_name_normalized"], r["canonical_type"]): r["id"] for r in records}
+
+
 NEAREST_CANDIDATES = 16
 
 
@@ -93,6 +135,37 @@ async def select_nearest_canonicals(conn: asyncpg.Connection, app_scope: str, ca
         app_scope, canonical_type, embedding, corpus_id, NEAREST_CANDIDATES,
     )
     return [Nearest(r["id"], r["similarity"], (r["canonical_name_normalized"], r["canonical_type"])) for r in rows]
+
+
+async def select_nearest_canonicals_many(conn: asyncpg.Connection, app_scope: str,
+                                         queries: Sequence[tuple[str, np.ndarray, UUID]]) -> list[list[Nearest]]:
+    """``select_nearest_canonicals`` for many (type, embedding, excluded corpus) queries in one statement:
+    one list per query, in order."""
+    if not queries:
+        return []
+    corpora = require_corpus_filter({corpus_id for _, _, corpus_id in queries})
+    rows = await conn.fetch(
+        """SELECT q.ord, n.id, n.canonical_name_normalized, n.canonical_type, n.similarity
+           FROM unnest($2::text[], $3::vector[], $4::uuid[]) WITH ORDINALITY AS q(canonical_type, embedding,
+                                                                                 corpus_id, ord)
+           CROSS JOIN LATERAL (
+               SELECT c.id, c.canonical_name_normalized, c.canonical_type,
+                      (1 - (c.primary_embedding <=> q.embedding))::float8 AS similarity
+               FROM kg_entity_canonical c
+               WHERE c.app_scope = $1 AND c.canonical_type = q.canonical_type AND c.primary_embedding IS NOT NULL
+               ORDER BY c.primary_embedding <=> q.embedding
+               LIMIT $5) n
+           WHERE q.corpus_id = ANY($6)
+             AND NOT EXISTS (SELECT 1 FROM kg_entity_alias a WHERE a.canonical_id = n.id AND a.corpus_id = q.corpus_id)
+           ORDER BY q.ord, n.similarity DESC, n.id""",
+        app_scope, [t for t, _, _ in queries], [Vector(e) for _, e, _ in queries], [c for _, _, c in queries],
+        NEAREST_CANDIDATES, corpora,
+    )
+    found: list[list[Nearest]] = [[] for _ in queries]
+    for r in rows:
+        found[r["ord"] - 1].append(Nearest(r["id"], r["similarity"], (r["canonical_name_normalized"],
+                                                                      r["canonical_type"])))
+    return found
 
 
 async def select_canonicals_needing_refresh(conn: asyncpg.Connection, app_scope: str) -> list[int]:
