@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import uvicorn
 from ag_ui.core import RunAgentInput
@@ -32,7 +32,10 @@ AGENT_PATH = "/agent"
 USER_STATE_KEY = "negentropy_user_id"  # set by the server for every run, over whatever the client sent
 
 
-def _request_state(identity: ServeIdentity):  # noqa: ANN202 - ag-ui-adk's extract_state_from_request hook
+def _request_state(identity: ServeIdentity) -> Callable[[Request, RunAgentInput], Awaitable[dict[str, Any]]]:
+    """ag-ui-adk's ``extract_state_from_request`` hook: forwarded props, and the request's person (the one
+    state key a client cannot set: this value overrides what the run's state says)."""
+
     async def extract(request: Request, input_data: RunAgentInput) -> dict[str, Any]:
         return {**await forwarded_state(request, input_data), USER_STATE_KEY: identity.of(request)}
 

@@ -1,8 +1,8 @@
 """The web app's read endpoints next to POST /agent (its `@` popover).
 
-GET /corpora: the corpora the server's person may read, with what they may do in each; it answers for the
-same identity as POST /agent (``user_of`` the request), so the list never shows a corpus the agent would refuse. GET /agents: the
-agents of the tree the endpoint runs, with their descriptions."""
+GET /corpora: the corpora the request's person may read, with what they may do in each; it answers for the
+same identity as POST /agent (``user_of`` the request), so the list never shows a corpus the agent would
+refuse. GET /agents: the agents of the tree the endpoint runs, with their descriptions."""
 from __future__ import annotations
 
 from typing import Any, Callable

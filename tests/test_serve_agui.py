@@ -163,6 +163,9 @@ async def test_save_through_agui_waits_for_the_approval_tool_result(served, kapp
     arguments = "".join(e["delta"] for e in first if e["type"] == "TOOL_CALL_ARGS"
                         and e["toolCallId"] == confirmation_id)
     assert json.loads(arguments)["originalFunctionCall"]["name"] == "ingest_to_corpus"
+    assert json.loads(arguments)["toolConfirmation"]["hint"].splitlines() == [
+        "Save this note to Team Notes (@team_notes)? It has 1 line, 32 characters:",
+        "  | the Helios retro moved to Friday"]
 
     history = [ask,
                {"id": str(uuid.uuid4()), "role": "assistant", "content": "",

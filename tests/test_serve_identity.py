@@ -77,8 +77,8 @@ async def test_a_token_app_refuses_missing_and_forged_tokens_and_reads_only_the_
     ids = {}
     for name in ("team_notes", "kenji_notes", "li_na_notes"):
         ids[name] = str((await kapp.corpora.create(name, name.replace("_", " ").title())).id)
-    await kapp.ingest_documents(await kapp.corpora.get("kenji_notes"),
-                                [Document(source_uri="k.md", title="Reindex", text="The reindex dry run took 4 hours.")])
+    note = Document(source_uri="k.md", title="Reindex", text="The reindex dry run took 4 hours.")
+    await kapp.ingest_documents(await kapp.corpora.get("kenji_notes"), [note])
     issued = await kapp.gateway.issue_token("kenji", "web")
     revoked = await kapp.gateway.issue_token("kenji", "old")
     await kapp.gateway.tokens.revoke(revoked.token_id)

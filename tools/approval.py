@@ -1,9 +1,10 @@
 """Approval gate: which tool calls wait for a person's confirmation (ADK tool confirmation).
 
 Policy (NE_APPROVAL_POLICY): per_tool (default) asks for the tools in HIGH_RISK_TOOLS, always asks for
-every gated tool, never asks for none. A tool may describe its call in plain words (``ConfirmationHint``):
-that text is what `adk run` prints and what the web app's approval card shows, instead of ADK's generic
-"Please approve or reject the tool call ...".
+every gated tool, never asks for none. A tool may describe its call in plain words (``ConfirmationHint``);
+an agent that lists ``plain_confirmation_hint`` as its after_tool_callback asks with that text, which is what
+`adk run` prints and what an AG-UI client gets as the confirmation hint, instead of ADK's generic "Please
+approve or reject the tool call ...".
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import inspect
 from typing import Any, Awaitable, Callable
 from uuid import UUID
 
-from google.adk.tools import FunctionTool, ToolContext
+from google.adk.tools import BaseTool, FunctionTool, ToolContext
 
 from agents.access import accessible_corpus_ids_for
 from agents.runtime import knowledge_app
@@ -27,8 +28,6 @@ ApprovalCondition = Callable[..., Awaitable[bool]]
 # The question a person is asked about one call, from the call's arguments (and ``tool_context``).
 ConfirmationHint = Callable[..., str]
 
-NEEDS_CONFIRMATION = {"error": "This tool call requires confirmation, please approve or reject."}
-REJECTED = {"error": "This tool call is rejected."}
 
 
 def requires_approval(tool_name: str, policy: ApprovalPolicy) -> bool:
@@ -62,37 +61,33 @@ async def _session_view(user_id: str) -> list[UUID]:
 
 
 class ConfirmedTool(FunctionTool):
-    """A FunctionTool that asks its own confirmation question (ADK's ``require_confirmation`` would ask with
-    its fixed hint). The request, the pause and the resume are ADK's tool confirmation, as before."""
+    """A FunctionTool behind ADK's tool confirmation that can say in plain words what a call will do."""
 
     def __init__(self, func: Callable[..., Any], gate: ApprovalGate, hint: ConfirmationHint | None) -> None:
-        super().__init__(func)
-        self.gate = gate
+        super().__init__(func, require_confirmation=gate)
         self.hint = hint
 
     def question(self, args: dict[str, Any], tool_context: ToolContext) -> str:
+        params = inspect.signature(self.func).parameters
+        known = {k: v for k, v in args.items() if k in params and k != CONTEXT_PARAMETER}
         if self.hint is not None:
-            return self.hint(**args, tool_context=tool_context)
-        return f"Allow the tool call {self.name}({', '.join(f'{k}={v!r}' for k, v in args.items())})?"
+            try:
+                return self.hint(**known, tool_context=tool_context)
+            except TypeError:  # the model left out an argument: fall back to listing what it sent
+                pass
+        return f"Allow the tool call {self.name}({', '.join(f'{k}={v!r}' for k, v in known.items())})?"
 
-    def _call_args(self, args: dict[str, Any]) -> dict[str, Any] | None:
-        """The arguments the function takes, or None when one it needs is missing (ADK then answers the
-        model with its own error, and there is nothing to confirm)."""
-        params = {n: p for n, p in inspect.signature(self.func).parameters.items() if n != CONTEXT_PARAMETER}
-        known = {k: v for k, v in args.items() if k in params}
-        missing = [n for n, p in params.items() if p.default is p.empty and n not in known]
-        return None if missing else known
 
-    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        confirmation, call_args = tool_context.tool_confirmation, self._call_args(args)
-        if confirmation is None and call_args is not None:
-            if await self.gate(**call_args, tool_context=tool_context):
-                tool_context.request_confirmation(hint=self.question(call_args, tool_context))
-                tool_context.actions.skip_summarization = True  # the pause is no result for the model
-                return dict(NEEDS_CONFIRMATION)
-        elif confirmation is not None and not confirmation.confirmed:
-            return dict(REJECTED)
-        return await super().run_async(args=args, tool_context=tool_context)
+async def plain_confirmation_hint(tool: BaseTool, args: dict[str, Any], tool_context: ToolContext,
+                                  tool_response: Any) -> None:
+    """An agent's ``after_tool_callback``: ADK asked for confirmation with its generic hint ("Please approve or
+    reject the tool call ingest_to_corpus() by responding with a FunctionResponse ..."); put the tool's own
+    question in its place. It changes only the request, never the tool's response."""
+    requested = tool_context.actions.requested_tool_confirmations or {}
+    confirmation = requested.get(tool_context.function_call_id or "")
+    if isinstance(tool, ConfirmedTool) and confirmation is not None:
+        confirmation.hint = tool.question(args, tool_context)
+    return None
 
 
 def gated_tool(func: Callable[..., Any], condition: ApprovalCondition | None = None,

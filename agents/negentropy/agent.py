@@ -11,6 +11,7 @@ from agents.model_choice import build_model
 from . import instructions
 from config import get_settings
 from tools import perception_tools, internalization_tools
+from tools.approval import plain_confirmation_hint
 
 
 def build_root_agent(model: BaseLlm | None = None) -> LlmAgent:
@@ -21,11 +22,12 @@ def build_root_agent(model: BaseLlm | None = None) -> LlmAgent:
     # re-reads mentions and the intent hint; a confirmation answer still goes back to the asking agent.
     perception = LlmAgent(name=PERCEPTION, model=model, description=instructions.PERCEPTION_DESCRIPTION,
                           instruction=instructions.PERCEPTION_INSTRUCTION, tools=perception_tools(),
-                          before_model_callback=attach_session_context,
+                          before_model_callback=attach_session_context, after_tool_callback=plain_confirmation_hint,
                           disallow_transfer_to_parent=True, disallow_transfer_to_peers=True)
     internalization = LlmAgent(name=INTERNALIZATION, model=model, description=instructions.INTERNALIZATION_DESCRIPTION,
                                instruction=instructions.INTERNALIZATION_INSTRUCTION, tools=internalization_tools(),
                                before_model_callback=attach_session_context,
+                               after_tool_callback=plain_confirmation_hint,
                                disallow_transfer_to_parent=True, disallow_transfer_to_peers=True)
     return LlmAgent(name=ROOT, model=model, description=instructions.ROOT_DESCRIPTION,
                     instruction=instructions.ROOT_INSTRUCTION, sub_agents=[perception, internalization],
