@@ -93,6 +93,8 @@ async def measure_musique(limit: int | None) -> dict:
         "pipeline_seconds": round(pipeline.seconds, 2),
         "pipeline_chunks_per_second": round(report.chunks_added / pipeline.seconds, 2),
         "ratio": round(model_seconds / pipeline.seconds * report.chunks_added / len(texts), 3),
+        # load-robust view: the pipeline's own chunk-embedding stage, timed inside the same wall time
+        "chunk_embedding_share_of_pipeline": round(stages["chunk_embedding"] / pipeline.seconds, 3),
         "stages_seconds": {k: round(v, 2) for k, v in stages.items()},
         "embedded_texts": embedded,
         "entities": counts["entities"], "relations": counts["relations"], "communities": counts["communities"],
@@ -111,7 +113,9 @@ def print_musique(result: dict) -> None:
         ["run", "chunks", "seconds", "chunks/s", "vs model"],
         [["model only: chunk embeddings, batched (two runs)", chunks,
           " / ".join(f"{s:.1f}" for s in result["model_seconds"]), result["model_chunks_per_second"], 1.0],
-         ["whole pipeline", chunks, wall, result["pipeline_chunks_per_second"], result["ratio"]]])
+         ["whole pipeline", chunks, wall, result["pipeline_chunks_per_second"], result["ratio"]],
+         ["whole pipeline vs its own chunk-embedding stage", chunks, wall, "",
+          result["chunk_embedding_share_of_pipeline"]]])
     stages = result["stages_seconds"]
     print_table("Pipeline time by stage (ingest_stage_seconds; stages overlap, so the sum can exceed the wall)",
                 ["stage", "seconds", "share of pipeline wall", "ms per chunk", "texts embedded"],

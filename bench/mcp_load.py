@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass, field
 from uuid import UUID
 
+from rich.markup import escape
+
 from bench.graph_build import encyclopedic_chunks
 from bench.harness import bench_data_dir, console, latency_summary, print_table, scratch_app
 from bench.mcp_harness import http_server, http_session, server_environment
@@ -159,7 +161,7 @@ async def run_load(kapp, workspace: LoadWorkspace, clients: int, requests: int, 
                              NE_APPROVAL_POLICY="never", NE_OFFLOAD__ON_LOOP="true" if on_loop else "false")
     mode = "on the event loop" if on_loop else "offloaded"
     async with http_server(env, data_dir / f"server-{'loop' if on_loop else 'offload'}.log") as url:
-        console.print(f"[{mode}] server at {url}; {clients} clients x {requests} requests budget, "
+        console.print(f"{mode}: server at {url}; {clients} clients x {requests} requests budget, "
                       f"{writers} card writers, {seconds:.0f} s max")
         await warm_up(url, tokens, queries[0])
         tally, writes, stop = Tally(), Writes(), asyncio.Event()
@@ -207,7 +209,7 @@ async def main(clients: int, requests: int, seconds: float, writers: int = 0, co
                  "rows", "leaked rows", "audited calls", "cards ingested", "req/s vs first", "p99 vs first"], rows)
     for run in runs:
         for error in (run.tally.errors + run.writes.errors)[:5]:
-            console.print(f"  [red]error[/] [{run.mode}] {error}")
+            console.print(f"  [red]error[/] ({run.mode}) {escape(error)}")
     ok = all(not r.tally.errors and not r.writes.errors and not r.tally.leaked_rows and r.done for r in runs)
     return 0 if ok else 1
 

@@ -68,3 +68,13 @@ def answers(sets: List[str] = typer.Option(["musique", "hotpotqa", "demo"], "--s
 
     main(["--sets", *sets, *(["--limit-questions", str(limit_questions)] if limit_questions else []),
           *(["--data", data] if data else [])])
+
+
+@bench_app.command("ingest")
+def ingest(limit: Optional[int] = typer.Option(None, help="Only the first N MuSiQue passages (default: all)"),
+           out: str = typer.Option("bench/results/ingest-musique.json", help="Results JSON ('-' for none)")) -> None:
+    """Pipeline chunks/s on the MuSiQue passages against the model's own batched speed on the same chunks, with
+    the per-stage split (chunking, embeddings, extraction, resolution, canonical linking, Leiden, SQL)."""
+    from bench.ingest import cli
+
+    cli([*(["--limit", str(limit)] if limit else []), "--out", out])

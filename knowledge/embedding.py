@@ -57,7 +57,11 @@ def _model_path(model_name: str) -> Path:
 
 
 class SentenceTransformerEmbedder:
-    """Unit-normalised float32 embeddings; thread-safe lazy model load."""
+    """Unit-normalised float32 embeddings; thread-safe lazy model load.
+
+    Each thread gets its own copy of the model (a deep copy of the loaded one, ~90 MB for MiniLM): the fast
+    tokenizer sets its truncation state on every call and refuses concurrent use ("Already borrowed"), and
+    query embeddings (the interactive pool) run while an ingest embeds (the bulk pool)."""
 
     def __init__(self, model_name: str, dimension: int, batch_size: int = 64) -> None:
         self.model_name = model_name
@@ -65,6 +69,7 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self._model = None
         self._lock = threading.Lock()
+        self._local = threading.local()
 
     def _load(self):
         with self._lock:
@@ -86,12 +91,26 @@ class SentenceTransformerEmbedder:
                         f"embedding model gives {actual}-d vectors but NE_EMBEDDING_DIMENSION is {self.dimension}"
                     )
                 self._model = model
+                self._local.model = model
         return self._model
+
+    def _thread_model(self):
+        model = getattr(self._local, "model", None)
+        if model is None:
+            import copy
+
+            base = self._load()
+            model = getattr(self._local, "model", None)  # the loading thread uses the original
+            if model is None:
+                with self._lock:
+                    model = copy.deepcopy(base)
+                self._local.model = model
+        return model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        model = self._load()
+        model = self._thread_model()
         vectors = model.encode(
             list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False,
             convert_to_numpy=True,
@@ -102,7 +121,7 @@ class SentenceTransformerEmbedder:
         """Sentence embeddings plus token vectors and their character offsets, from one model pass."""
         if not texts:
             return []
-        model = self._load()
+        model = self._thread_model()
         outputs = model.encode(list(texts), batch_size=self.batch_size, output_value=None, show_progress_bar=False)
         # the model strips each text before tokenizing; offsets are shifted back onto the original text
         stripped = [str(t).strip() for t in texts]

@@ -32,6 +32,8 @@ def configure(settings: OffloadSettings) -> None:
     """Use these settings from now on (the composition root calls this; pools are rebuilt on next use)."""
     global _settings
     with _lock:
+        if settings == _settings:
+            return
         _settings = settings
         old = list(_pools.values())
         _pools.clear()
