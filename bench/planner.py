@@ -54,6 +54,8 @@ async def measure(size: int, query_count: int, database: str | None = None) -> d
         ids = [c.id for c in corpora]
         await time_variants(kapp, ids, synthetic_queries(WARM_UP, seed=3))  # model, pools, plan caches
         load["loadavg_before"] = loadavg()
+        async with kapp.db.connection() as conn:
+            load["shared_buffers"] = await conn.fetchval("SHOW shared_buffers")
         stats, stages = await time_variants(kapp, ids, queries)
         recall = await knn_recall(kapp, ids, queries)
     title = f"{CORPUS_COUNT} x {size} chunks, {query_count} queries, top 10"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import re
+import subprocess
 import warnings
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -49,7 +50,11 @@ def _configure_shared_buffers(server, data_dir: Path, value: str) -> None:
     wanted = f"shared_buffers = '{value}'"
     if auto_conf.exists() and wanted in auto_conf.read_text(encoding="utf-8"):
         return
-    server.psql(f"ALTER SYSTEM SET shared_buffers = '{value}';")
+    try:
+        server.psql(f"ALTER SYSTEM SET shared_buffers = '{value}';")
+    except (OSError, subprocess.SubprocessError) as exc:  # a tuning step: the server runs without it
+        logger.warning("embedded PostgreSQL: could not set shared_buffers = %s: %s", value, exc)
+        return
     logger.info("embedded PostgreSQL: shared_buffers = %s from its next start", value)
 
 

@@ -1,7 +1,8 @@
-"""The legacy multi-corpus path: search each corpus (one round trip for all), concatenate, sort globally. Kept
-forever as fallback."""
+"""The legacy multi-corpus path: search each corpus (in parallel, one connection each), concatenate, sort globally.
+Kept forever as fallback."""
 from __future__ import annotations
 
+import asyncio
 from typing import Iterable, Sequence
 from uuid import UUID
 
@@ -33,9 +34,15 @@ async def legacy_search(db: Database, query_embedding: np.ndarray, query: str, c
     if scope.is_empty or not query.strip():
         return []
     corpora = await corpora_by_id(db, scope.effective)
-    async with db.scoped(scope.effective) as conn:
-        rows = await q.hybrid_search_each(conn, query_embedding, query, [c for c in scope.effective if c in corpora],
-                                          limit)
+
+    async def search(corpus_id: UUID) -> list:
+        async with db.scoped(scope.effective) as conn:
+            return await q.hybrid_search(conn, query_embedding, query, [corpus_id], limit)
+
+    # the same kb_hybrid_search per corpus as kb_hybrid_search_each runs one after another in one backend; in
+    # parallel the corpora share the cores (the planner's seeds do the same)
+    per_corpus = await asyncio.gather(*(search(c) for c in scope.effective if c in corpora))
+    rows = [row for corpus_rows in per_corpus for row in corpus_rows]
     hits = [hit_from_record(row, corpora[row["corpus_id"]], semantic=row["semantic_score"], keyword=row["keyword_score"])
             for row in rows]
     hits.sort(key=lambda h: (-h.score, h.chunk_id))

@@ -20,11 +20,11 @@ async def select_relation_facts(conn: asyncpg.Connection, entity_ids: Sequence[i
     """
     return await conn.fetch(
         """SELECT r.id, r.corpus_id, r.source_entity_id, r.target_entity_id, r.relation_type,
-                  ts_rank_cd(to_tsvector('english', r.evidence), q.tsq, 1)::float8 AS score
+                  ts_rank_cd(r.evidence_vector, q.tsq, 1)::float8 AS score
            FROM kg_relation r, (SELECT ne_or_tsquery($3) AS tsq) q
            WHERE q.tsq IS NOT NULL AND r.corpus_id = ANY($2::uuid[])
              AND (r.source_entity_id = ANY($1::bigint[]) OR r.target_entity_id = ANY($1::bigint[]))
-             AND to_tsvector('english', r.evidence) @@ q.tsq
+             AND r.evidence_vector @@ q.tsq
            ORDER BY score DESC, r.id
            LIMIT $4""",
         list(entity_ids), list(corpus_ids), query_text, limit,
