@@ -52,3 +52,12 @@ def answers(sets: List[str] = typer.Option(["musique", "hotpotqa", "demo"], "--s
 
     main(["--sets", *sets, *(["--limit-questions", str(limit_questions)] if limit_questions else []),
           *(["--data", data] if data else [])])
+
+
+@bench_app.command("paraphrases")
+def paraphrases() -> None:
+    """The demo multi-hop questions and their paraphrases: share whose bridged evidence is in the top 5 (planner
+    and dense, same run)."""
+    from bench.paraphrases import main
+
+    main([])
