@@ -44,7 +44,7 @@ PLANNER_ABLATIONS: dict[str, dict[str, object]] = {
     "planner_ppr_passages": {"hop_ppr": True},
     "planner_query_entity_links": {"query_entity_links": 5},
     "planner_entity_query_weight_1": {"entity_hop_query_weight": 1.0},
-    "planner_no_fact_filter": {"hop_fact_filter": False},
+    "planner_fact_filter": {"hop_fact_filter": True},
     "planner_hop_weight_0.35": {"entity_hop_weight": 0.35},
     "planner_dense_keep_3": {"dense_keep": 3},
 }

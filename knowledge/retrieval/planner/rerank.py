@@ -51,8 +51,9 @@ def select_results(scored: list[Scored], limit: int, mentioned: set[UUID], dense
     """The ``limit`` best by score, except that the reserved slots go to graph-expanded evidence (first in the
     mentioned corpora, then by the walk mass the other corpora send it), and the ``dense_keep`` most relevant
     seeds come first whatever the graph adds: a strong first-stage hit is never displaced."""
+    reserved = reserved_slots(limit, sum(1 for s in scored if s.expanded))
     protected = sorted((s for s in scored if s.candidate.seed_rank is not None),
-                       key=lambda s: (-s.relevance, s.candidate.chunk_id))[:min(dense_keep, limit)]
+                       key=lambda s: (-s.relevance, s.candidate.chunk_id))[:min(dense_keep, limit - reserved)]
     protected_ids = {s.candidate.chunk_id for s in protected}
     rest = [s for s in scored if s.candidate.chunk_id not in protected_ids]
     ordered = sorted(rest, key=lambda s: (-s.score, s.candidate.chunk_id))
