@@ -24,9 +24,12 @@ from knowledge.db.server import resolve_database_url, with_database
 from knowledge.graph.extraction import Extractor
 from knowledge.ingest.documents import Document
 
-# what ingest stores depends on these; anything else (retrieval, planner) can change under a cached database
+# what ingest stores depends on this code and on the settings values of _INGEST_SETTINGS (hashed by value, so a
+# planner setting or its default can change under a cached database, as any other retrieval code can)
 _INGEST_CODE = ("knowledge/ingest", "knowledge/graph", "knowledge/canonical", "knowledge/db/migrations",
-                "knowledge/embedding.py", "config")
+                "knowledge/embedding.py")
+_INGEST_SETTINGS = {"embedding_model", "embedding_dimension", "chunking", "linker", "resolver",
+                    "knowledge_feature_flags"}
 
 
 def split_name(dataset: MultiHopDataset, index: int, corpus_count: int) -> str:
@@ -62,7 +65,7 @@ def ingest_fingerprint(dataset: MultiHopDataset, corpus_count: int, extractor: E
         for file in files:
             digest.update(str(file.relative_to(REPO_ROOT)).encode())
             digest.update(file.read_bytes())
-    digest.update(get_settings().model_dump_json(include={"embedding_model", "embedding_dimension", "chunking", "linker", "resolver"}).encode())
+    digest.update(get_settings().model_dump_json(include=_INGEST_SETTINGS).encode())
     return digest.hexdigest()[:16]
 
 

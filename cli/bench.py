@@ -78,3 +78,12 @@ def ingest(limit: Optional[int] = typer.Option(None, help="Only the first N MuSi
     from bench.ingest import cli
 
     cli([*(["--limit", str(limit)] if limit else []), "--out", out])
+
+
+@bench_app.command("paraphrases")
+def paraphrases() -> None:
+    """The demo multi-hop questions and their paraphrases: share whose bridged evidence is in the top 5 (planner
+    and dense, same run)."""
+    from bench.paraphrases import main
+
+    main([])

@@ -30,7 +30,12 @@ class PlannerSettings(BaseModel):
     timeout_seconds: float = 12.0
     ppr_damping: float = 0.5
     cache_size: int = 512
-    # final score = w * relevance (cross-encoder or query cosine) + (1 - w) * normalised RRF; see README benchmarks
+    # first stage of every corpus: "dense" (cosine order, the backbone of the final ranking) or "hybrid" (kb_rrf
+    # dense + BM25; its BM25 side drags good dense rankings down on the multi-hop dev sets, see README benchmarks)
+    seed_search: str = "dense"
+    # the best ``dense_keep`` chunks by relevance keep the top places whatever graph evidence scores
+    dense_keep: int = 2
+    # final score = w * (relevance + entity_hop_weight * hop support) + (1 - w) * normalised RRF
     rerank_relevance_weight: float = 0.9
     # entity hops (graph expansion mode): a chunk sharing a specific entity with one of the best
     # ``entity_hop_sources`` primary chunks gains entity_hop_weight * their relevance / (chunks of the entity)
@@ -39,6 +44,13 @@ class PlannerSettings(BaseModel):
     entity_hop_weight: float = 0.7
     entity_hop_specificity: float = 0.7
     entity_hop_max_chunks: int = 50
+    # a link also counts (cosine of the entity's and the question's embeddings) ** entity_hop_query_weight (0: off)
+    entity_hop_query_weight: float = 0.0
+    # HippoRAG 2 ideas, each an ablation row of bench multihop (README benchmarks): the fact filter is better or equal
+    # on both dev sets but pushes the demo's Helios primary source out of the top 5, so all stay off
+    hop_ppr: bool = False               # passage + entity PPR restarted from the dense scores ranks the hops
+    query_entity_links: int = 0         # entities nearest the question by embedding also seed hops (0: off)
+    hop_fact_filter: bool = False       # hop only through entities of relations whose evidence matches the question
     # test-only: the named stage (seeds, bridges, rerank, ...) fails on every run, to exercise the legacy fallback
     fault_inject_stage: str | None = None
 

@@ -8,6 +8,7 @@ from knowledge.retrieval.service import UnifiedRetrievalService
 
 AURORA = "Which researcher created the system that Project Helios depends on for its nearest-neighbour lookups?"
 FACT = "What is the reindex schedule?"
+OVERVIEW = "What are the main themes across our projects?"
 
 
 def service(kapp, flags: FeatureFlags | None = None, **planner) -> UnifiedRetrievalService:
@@ -49,22 +50,27 @@ async def test_no_corpus_mentioned_searches_every_accessible_corpus_the_legacy_w
     assert [h.chunk_id for h in response.hits] == [h.chunk_id for h in legacy]
 
 
-async def test_one_corpus_is_hybrid_only_even_for_a_multi_hop_question(demo_app):
+async def test_one_corpus_follows_entities_inside_the_corpus_without_cross_corpus_stages(demo_app):
     kapp, corpora = demo_app
     response = await kapp.retrieval.search(AURORA, ids(corpora, "project_docs"), ids(corpora, *corpora), limit=5)
     assert response.mode == "planner" and response.query_kind == "multi_hop" and not response.graph_expansion
-    assert stages(response) == ["embed", "seeds", "fusion", "rerank"]
+    assert stages(response) == ["embed", "seeds", "entity_hops", "fusion", "rerank"]
+    assert detail(response, "entity_hops")["corpora"] == ["Project Docs"]
     assert {h.corpus_id for h in response.hits} == {corpora["project_docs"].id}
     assert all(h.evidence_type == "primary" and h.bridge is None for h in response.hits)
 
 
-async def test_several_corpora_expand_only_for_connective_questions(demo_app):
+async def test_several_corpora_expand_for_every_question_but_an_overview(demo_app):
     kapp, corpora = demo_app
     requested, accessible = ids(corpora, "project_docs", "papers"), ids(corpora, *corpora)
+    # a plain fact question is no reason to skip the graph: the evidence decides what the results keep
     fact = await kapp.retrieval.search(FACT, requested, accessible, limit=5)
-    assert fact.mode == "planner" and fact.query_kind == "fact" and not fact.graph_expansion
+    assert fact.mode == "planner" and fact.query_kind == "fact" and fact.graph_expansion
     assert set(detail(fact, "seeds")["per_corpus"]) == {"Project Docs", "Research Papers"}
-    assert "expansion" not in stages(fact)
+    assert "expansion" in stages(fact) and detail(fact, "entity_hops")["sources"] > 0
+    overview = await kapp.retrieval.search(OVERVIEW, requested, accessible, limit=5)
+    assert overview.query_kind == "global_summary" and not overview.graph_expansion
+    assert "expansion" not in stages(overview) and "skipped" in detail(overview, "entity_hops")
     connective = await kapp.retrieval.search(AURORA, requested, accessible, limit=5)
     assert connective.graph_expansion and "expansion" in stages(connective)
 
@@ -105,8 +111,9 @@ async def test_per_corpus_limit_and_pool_cap(demo_app):
 async def test_rrf_k_changes_the_fused_scores(demo_app):
     kapp, corpora = demo_app
     requested = ids(corpora, "project_docs", "papers")
-    k1 = await service(kapp, rrf_k=1).search(FACT, requested, requested, limit=3)
-    k60 = await kapp.retrieval.search(FACT, requested, requested, limit=3)
+    # depth 0: no entity hop and no bridge, so the seed rankings are all that is fused
+    k1 = await service(kapp, rrf_k=1, graph_max_depth=0).search(FACT, requested, requested, limit=3)
+    k60 = await service(kapp, graph_max_depth=0).search(FACT, requested, requested, limit=3)
     assert detail(k1, "fusion")["rrf_k"] == 1
     # the best chunk of each corpus is first in its seed ranking: 1/(k + 1)
     assert max(h.scores["rrf"] for h in k1.hits) == pytest.approx(1 / 2)

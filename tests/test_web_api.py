@@ -24,6 +24,9 @@ from tests.agent_harness import start_conversation
 from tests.conftest import make_settings
 
 MULTI_HOP = "Which researcher created the system that Project Helios depends on for its nearest-neighbour lookups?"
+# open scope brings Team Notes evidence into this @project_docs @papers question through the graph (Project Helios
+# is a bridge to the kickoff notes); the same case drives the Playwright strict-scope test (web/e2e/chat.spec.ts)
+OPEN_SCOPE_CASE = "Who leads Project Helios and which engine does it depend on?"
 
 
 def _run_input(props: object) -> RunAgentInput:
@@ -98,7 +101,7 @@ async def test_corpora_refuses_an_unknown_person(kapp):
 
 async def test_strict_scope_in_session_state_keeps_expansion_inside_the_mentioned_corpora(demo_app):
     kapp, corpora = demo_app
-    question = f"{MULTI_HOP} @project_docs @papers"
+    question = f"{OPEN_SCOPE_CASE} @project_docs @papers"
     with bind_knowledge_app(kapp):
         open_turn = await (await start_conversation(build_root_agent())).send(question)
         strict_turn = await (await start_conversation(build_root_agent(), state={STRICT_SCOPE: True})).send(question)

@@ -1,4 +1,4 @@
-"""What kind of question is this? Decides whether retrieval should expand over the graph.
+"""What kind of question is this? Overviews get no entity expansion; the kinds are reported with every search.
 
 Keyword rules (English + Simplified Chinese), precompiled. Precedence:
 GLOBAL_SUMMARY > COMPARISON > MULTI_HOP > RELATION > FACT.
@@ -178,8 +178,19 @@ def classify_query(text: str) -> QueryKind:
     return QueryKind.FACT
 
 
+def follows_entities(kind: QueryKind | str) -> bool:
+    """Whether retrieval follows the specific entities of its best chunks: for every question but an overview
+    (whose answer is the corpus's themes, not a chain of facts). Whether a hop matters is then decided by the
+    evidence at rerank, not by the wording."""
+    try:
+        return QueryKind(kind) is not QueryKind.GLOBAL_SUMMARY
+    except ValueError:
+        return False
+
+
 def needs_graph_expansion(kind: QueryKind | str, effective_corpus_count: int) -> bool:
-    """Cross-corpus graph expansion pays off only for connective questions over two or more corpora."""
+    """Whether the question reads as connective over two or more corpora (the context router's cue to add a
+    library for the bridges; the planner itself follows evidence, see ``follows_entities``)."""
     try:
         kind = QueryKind(kind)
     except ValueError:

@@ -1,9 +1,10 @@
 """UnifiedRetrievalService: the one retrieval entry point (permission scope, routing, timeout, fallback).
 
 Routing (DESIGN.md section 3): feature flag off or no corpus mentioned -> legacy search; one corpus ->
-planner, hybrid only; several -> planner with parallel per-corpus seeds, plus graph expansion when the
-planner's intent rules call the question connective. Callers only say which corpora; nobody can force the
-graph. Any planner failure or the pipeline timeout (settings.planner.timeout_seconds, over every stage after
+planner, dense seeds and entity hops inside the corpus; several -> planner with per-corpus seeds, entity hops
+and cross-corpus graph expansion. Only overview questions skip the graph; whether graph evidence makes the
+results is decided at rerank, where dense's best chunks keep their places. Callers only say which corpora;
+nobody can force the graph. Any planner failure or the pipeline timeout (settings.planner.timeout_seconds, over every stage after
 the query embedding) gives the legacy result (mode "fallback").
 """
 from __future__ import annotations
@@ -27,7 +28,7 @@ from knowledge.pg_text import clean_text
 from knowledge.retrieval.legacy import corpora_by_id, legacy_search
 from knowledge.retrieval.planner import HybridPlanner, NeighbourhoodCache, PlanRequest, PlanState, StageFailed
 from knowledge.retrieval.planner.run_log import record_run
-from knowledge.retrieval.query_intent import QueryKind, classify_query, needs_graph_expansion
+from knowledge.retrieval.query_intent import QueryKind, classify_query, follows_entities
 from knowledge.retrieval.results import BridgePath, RetrievalResponse, SearchHit, StageTrace
 from knowledge.retrieval.scope import Scope, effective_scope, parse_corpus_id
 
@@ -110,7 +111,7 @@ class UnifiedRetrievalService:
         effective = tuple(c for c in scope.effective if c in corpora)
         expansion_scope = tuple(c for c in reachable if c in corpora)
         return PlanRequest(query=query, kind=kind, effective=effective, expansion_scope=expansion_scope,
-                           corpora=corpora, limit=limit, expand=needs_graph_expansion(kind, len(effective)),
+                           corpora=corpora, limit=limit, expand=len(effective) >= 2 and follows_entities(kind),
                            strict_scope=strict_scope)
 
     async def _planned(self, query: str, kind: QueryKind, scope: Scope, accessible: list[object], limit: int,

@@ -6,6 +6,8 @@ import { ask, capturedRows, clickAndRun, keepScreenshot, lastTurn, openChat, sta
 
 const HELIOS = "What does Project Helios depend on for nearest-neighbour lookups?";
 const MULTI_HOP = "Which researcher created the system that Project Helios depends on for its nearest-neighbour lookups?";
+// open scope brings Team Notes evidence into this @project_docs @papers question (same case as tests/test_web_api.py)
+const OPEN_SCOPE_CASE = "Who leads Project Helios and which engine does it depend on?";
 
 function runErrors(events: AgentEvent[]): AgentEvent[] {
   return events.filter((e) => e.type === "RUN_ERROR");
@@ -121,13 +123,13 @@ test("several @Corpus, multi-hop: bridges collapsed with the path; survives a re
 
 test("strict-scope toggle: cross-corpus expansion stays inside the mentioned corpora", async ({ page }) => {
   await openChat(page, stack().servers.main);
-  const open = searchResult(await ask(page, `${MULTI_HOP} @project_docs @papers`));
+  const open = searchResult(await ask(page, `${OPEN_SCOPE_CASE} @project_docs @papers`));
   expect(open.strict_scope).toBe(false);
   expect(expandedLabels(open)).toContain("Team Notes"); // readable by sofia, never mentioned
   await page.getByTestId("strict-scope").check();
   await page.getByTestId("new-chat").click();
   let strictProp: unknown;
-  const events = await ask(page, `${MULTI_HOP} @project_docs @papers`, (body) => {
+  const events = await ask(page, `${OPEN_SCOPE_CASE} @project_docs @papers`, (body) => {
     strictProp = body.forwardedProps.strict_scope;
     return body;
   });

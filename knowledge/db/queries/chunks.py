@@ -98,6 +98,33 @@ async def dense_search(conn: asyncpg.Connection, embedding: np.ndarray, corpus_i
     )
 
 
+async def dense_search_each(conn: asyncpg.Connection, embedding: np.ndarray, corpus_ids: Sequence[UUID],
+                            limit: int) -> list[asyncpg.Record]:
+    """The ``limit`` nearest chunks of every corpus, in one round trip. Rows: id, corpus_id, source_uri, score
+    (cosine similarity), nearest first within each corpus."""
+    return await conn.fetch(
+        """SELECT k.id, c.corpus_id, k.source_uri, k.score
+           FROM unnest($2::uuid[]) WITH ORDINALITY AS c(corpus_id, n)
+           CROSS JOIN LATERAL (
+               SELECT id, source_uri, (1 - (embedding <=> $1))::float8 AS score FROM knowledge
+               WHERE corpus_id = c.corpus_id ORDER BY embedding <=> $1 LIMIT $3
+           ) k
+           ORDER BY c.n, k.score DESC, k.id""",
+        embedding, list(corpus_ids), limit,
+    )
+
+
+async def select_scored_chunks(conn: asyncpg.Connection, chunk_ids: Sequence[int], corpus_ids: Sequence[UUID],
+                               embedding: np.ndarray) -> list[asyncpg.Record]:
+    """The chunks with their cosine similarity to ``embedding`` computed in the database (no vector is sent back).
+    Rows: id, corpus_id, content, source_uri, metadata, score."""
+    return await conn.fetch(
+        """SELECT id, corpus_id, content, source_uri, metadata, (1 - (embedding <=> $3))::float8 AS score
+           FROM knowledge WHERE id = ANY($1::bigint[]) AND corpus_id = ANY($2::uuid[])""",
+        list(chunk_ids), list(corpus_ids), embedding,
+    )
+
+
 async def keyword_search(conn: asyncpg.Connection, query_text: str, corpus_ids: Sequence[UUID],
                          limit: int) -> list[asyncpg.Record]:
     return await conn.fetch(

@@ -60,13 +60,14 @@ async def select_entity_neighbours(conn: asyncpg.Connection, entity_ids: Sequenc
 
 
 async def select_entity_hops(conn: asyncpg.Connection, chunk_ids: Sequence[int], corpus_ids: Sequence[UUID],
-                             max_mentions: int, max_chunks: int) -> list[asyncpg.Record]:
+                             max_mentions: int, max_chunks: int, embedding=None) -> list[asyncpg.Record]:
     """Chunks sharing a specific entity with the given chunks: the same local entity, or through the canonical
     layer one of its copies in another of ``corpus_ids``.
 
     An entity is specific when its copies are mentioned at most ``max_mentions`` times (a cheap bound read
     from kg_entity) and in at most ``max_chunks`` chunks of ``corpus_ids``; stopword-like canonicals never are.
-    Rows: from_chunk_id, canonical_id, name, chunk_id, corpus_id, chunk_count.
+    Rows: from_chunk_id, canonical_id, name, chunk_id, corpus_id, chunk_count, query_similarity (cosine of the
+    canonical entity's embedding and ``embedding``; NULL without one).
     """
     return await conn.fetch(
         """WITH source AS (
@@ -91,13 +92,59 @@ async def select_entity_hops(conn: asyncpg.Connection, chunk_ids: Sequence[int],
                SELECT canonical_id, count(*)::int AS chunk_count FROM reached
                GROUP BY canonical_id HAVING count(*) <= $4
            )
-           SELECT s.from_chunk_id, r.canonical_id, c.canonical_name AS name, r.chunk_id, r.corpus_id, z.chunk_count
+           SELECT s.from_chunk_id, r.canonical_id, c.canonical_name AS name, r.chunk_id, r.corpus_id, z.chunk_count,
+                  (1 - (c.primary_embedding <=> $5::vector))::float8 AS query_similarity
            FROM source s
            JOIN sized z ON z.canonical_id = s.canonical_id
            JOIN reached r ON r.canonical_id = s.canonical_id AND r.chunk_id <> s.from_chunk_id
            JOIN kg_entity_canonical c ON c.id = s.canonical_id
            ORDER BY s.from_chunk_id, z.chunk_count, r.chunk_id""",
-        list(chunk_ids), list(corpus_ids), max_mentions, max_chunks,
+        list(chunk_ids), list(corpus_ids), max_mentions, max_chunks, embedding,
+    )
+
+
+async def select_query_linked_hops(conn: asyncpg.Connection, embedding, corpus_ids: Sequence[UUID], links: int,
+                                   max_chunks: int) -> list[asyncpg.Record]:
+    """HippoRAG 2's query-to-entity linking: the ``links`` entities whose name embedding is nearest the query, and
+    the chunks mentioning their canonical entity (entities in more than ``max_chunks`` chunks are left out).
+    Rows: canonical_id, name, similarity, chunk_id, corpus_id, chunk_count."""
+    return await conn.fetch(
+        """WITH near AS (
+               SELECT a.canonical_id, max(1 - (e.embedding <=> $1))::float8 AS similarity
+               FROM (SELECT id, embedding FROM kg_entity WHERE corpus_id = ANY($2::uuid[]) AND embedding IS NOT NULL
+                     ORDER BY embedding <=> $1 LIMIT $3) e
+               JOIN kg_entity_alias a ON a.local_entity_id = e.id
+               GROUP BY a.canonical_id
+           ), reached AS (
+               SELECT DISTINCT a.canonical_id, m.chunk_id, m.corpus_id
+               FROM kg_entity_alias a JOIN kg_entity_mention m ON m.entity_id = a.local_entity_id
+               WHERE a.canonical_id IN (SELECT canonical_id FROM near) AND a.corpus_id = ANY($2::uuid[])
+                 AND m.corpus_id = ANY($2::uuid[])
+           ), sized AS (
+               SELECT canonical_id, count(*)::int AS chunk_count FROM reached
+               GROUP BY canonical_id HAVING count(*) <= $4
+           )
+           SELECT n.canonical_id, c.canonical_name AS name, n.similarity, r.chunk_id, r.corpus_id, z.chunk_count
+           FROM near n JOIN sized z USING (canonical_id) JOIN reached r USING (canonical_id)
+           JOIN kg_entity_canonical c ON c.id = n.canonical_id AND NOT c.is_stopword_like
+           ORDER BY n.similarity DESC, r.chunk_id""",
+        embedding, list(corpus_ids), links, max_chunks,
+    )
+
+
+async def select_fact_canonicals(conn: asyncpg.Connection, chunk_ids: Sequence[int], corpus_ids: Sequence[UUID],
+                                 query_text: str) -> list[asyncpg.Record]:
+    """Seed fact filtering (HippoRAG 2): the canonical entities at either end of a relation found in one of the
+    chunks whose evidence sentence shares a word with the query. Rows: chunk_id, canonical_id."""
+    return await conn.fetch(
+        """SELECT DISTINCT r.evidence_chunk_id AS chunk_id, a.canonical_id
+           FROM kg_relation r
+           CROSS JOIN LATERAL (VALUES (r.source_entity_id), (r.target_entity_id)) AS ends(entity_id)
+           JOIN kg_entity_alias a ON a.local_entity_id = ends.entity_id,
+           (SELECT ne_or_tsquery($3) AS tsq) q
+           WHERE q.tsq IS NOT NULL AND r.evidence_chunk_id = ANY($1::bigint[]) AND r.corpus_id = ANY($2::uuid[])
+             AND to_tsvector('english', r.evidence) @@ q.tsq""",
+        list(chunk_ids), list(corpus_ids), query_text,
     )
 
 

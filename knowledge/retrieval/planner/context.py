@@ -21,7 +21,7 @@ class PlanRequest:
     expansion_scope: tuple[UUID, ...]  # corpora expansion may read: effective (strict) or every accessible one
     corpora: Mapping[UUID, Corpus]     # every corpus of expansion_scope, for labels
     limit: int
-    expand: bool                       # decided by the planner's intent rules, never by the caller
+    expand: bool                       # cross-corpus graph stages: two or more corpora, never by the caller
     strict_scope: bool = False
 
 
@@ -68,6 +68,8 @@ class EntityHop:
     canonical_id: int
     name: str
     chunk_count: int  # chunks of the searched corpora mentioning the entity: the fewer, the more specific
+    similarity: float | None = None  # query-to-entity link (from_chunk_id is then -canonical_id): its weight
+    query_similarity: float = 1.0  # cosine of the entity's name embedding and the question's
 
     @property
     def crosses_corpora(self) -> bool:

@@ -7,6 +7,9 @@ corpus through the local entity, across corpora through the canonical layer (a s
 common nouns and the entities the question itself names are skipped, since what they link already resembles
 the question. How much such a link counts is decided at rerank time, when the relevance of the chunk it
 starts from is known (``hop_support``); here the reached chunks join the fusion as one more ranking.
+
+Whether to follow entities is decided by this evidence, not by the question's wording: the stage runs for every
+question except overviews, inside one corpus as across several, and the rerank keeps dense's best chunks.
 """
 from __future__ import annotations
 
@@ -15,9 +18,11 @@ from typing import Any, Mapping, Sequence
 from config.settings import PlannerSettings
 from knowledge.db.database import Database
 from knowledge.db.queries import planner as planner_queries
+from knowledge.retrieval.query_intent import follows_entities
 from knowledge.graph.extraction_patterns import CJK_RE
 from knowledge.retrieval.planner.context import EntityHop, PlanState, SeedHit
 from knowledge.retrieval.planner.personalization import QueryNames
+from knowledge.retrieval.planner.ppr import personalized_pagerank
 
 _TRACE_TOP = 8
 # the SQL bound on an entity's mentions before its chunks are counted: a chunk rarely names one entity
@@ -31,35 +36,70 @@ def is_proper_name(name: str) -> bool:
     return any(ch.isupper() or ch.isdigit() for ch in name) or bool(CJK_RE.search(name))
 
 
-def link_weight(source_weight: float, hop: EntityHop, specificity: float) -> float:
-    """What a link from a chunk of weight ``source_weight`` brings the chunk it reaches."""
-    return source_weight / hop.chunk_count ** specificity
+def link_weight(source_weight: float, hop: EntityHop, specificity: float, query_weight: float = 0.0) -> float:
+    """What a link from a chunk of weight ``source_weight`` brings the chunk it reaches: less the more chunks name
+    the entity (specificity) and, with ``query_weight`` > 0, the less the entity resembles the question (query
+    to entity linking by embedding: "Aurora Vector Engine" for "the vector engine Helios uses", not "Berlin")."""
+    relatedness = max(hop.query_similarity, 0.0) ** query_weight if query_weight else 1.0
+    return source_weight * relatedness / hop.chunk_count ** specificity
 
 
-def hop_support(hops: Sequence[EntityHop], source_weights: Mapping[int, float], specificity: float) -> float:
+def hop_support(hops: Sequence[EntityHop], source_weights: Mapping[int, float], specificity: float,
+                query_weight: float = 0.0) -> float:
     """The strongest link into a chunk from the weighted source chunks (a max, not a sum: two entities shared
     with one passage are one piece of evidence, and a sum lets ubiquitous co-mentions pile up)."""
-    return max((link_weight(source_weights[h.from_chunk_id], h, specificity) for h in hops
+    return max((link_weight(source_weights[h.from_chunk_id], h, specificity, query_weight) for h in hops
                 if h.from_chunk_id in source_weights), default=0.0)
 
 
-def source_hits(seeds: Mapping[object, Sequence[SeedHit]], per_corpus: int) -> dict[int, SeedHit]:
-    return {s.chunk_id: s for hits in seeds.values() for s in hits if s.rank <= per_corpus}
+def linked_weights(hops_by_chunk: Mapping[int, Sequence[EntityHop]]) -> dict[int, float]:
+    """The query-to-entity links as pseudo sources (id -canonical_id) weighted by their similarity."""
+    return {h.from_chunk_id: h.similarity for hops in hops_by_chunk.values() for h in hops if h.similarity is not None}
+
+
+def source_hits(seeds: Mapping[object, Sequence[SeedHit]], count: int) -> dict[int, SeedHit]:
+    """The ``count`` best seeds over every corpus (seed scores of one search method compare across corpora)."""
+    ranked = sorted((s for hits in seeds.values() for s in hits), key=lambda s: (-s.score, s.rank, s.chunk_id))
+    return {s.chunk_id: s for s in ranked[:count]}
+
+
+def ppr_support(hops_by_chunk: Mapping[int, Sequence[EntityHop]], source_weights: Mapping[int, float],
+                damping: float) -> dict[int, float]:
+    """HippoRAG 2's passage nodes: a personalized PageRank over source chunks, their hop entities and the chunks
+    these reach, restarted from the source chunks' relevance; a reached chunk's support is its mass relative to
+    the best source's."""
+    edges = [(("chunk", h.from_chunk_id), ("entity", h.canonical_id), 1.0)
+             for hops in hops_by_chunk.values() for h in hops if h.from_chunk_id in source_weights]
+    edges += [(("entity", h.canonical_id), ("chunk", h.chunk_id), 1.0)
+              for hops in hops_by_chunk.values() for h in hops if h.from_chunk_id in source_weights]
+    if not edges:
+        return {}
+    nodes = {n for a, b, _ in edges for n in (a, b)}
+    restart = {("chunk", c): w for c, w in source_weights.items() if ("chunk", c) in nodes}
+    mass = personalized_pagerank(nodes, edges, restart, damping)
+    top = max((mass.get(("chunk", c), 0.0) for c in source_weights), default=0.0)
+    if top <= 0:
+        return {}
+    return {c: mass.get(("chunk", c), 0.0) / top for c in hops_by_chunk}
 
 
 def provisional_ranking(state: PlanState, settings: PlannerSettings) -> list[int]:
     """Reached chunks ordered by their support with the source chunks weighted 1 / seed rank (relevance is not
     known before rerank); the fusion stage ranks them with this."""
     sources = source_hits(state.seeds, settings.entity_hop_sources)
-    weights = {chunk_id: 1.0 / hit.rank for chunk_id, hit in sources.items()}
-    support = {chunk_id: hop_support(hops, weights, settings.entity_hop_specificity)
+    weights = {chunk_id: 1.0 / hit.rank for chunk_id, hit in sources.items()} | linked_weights(state.entity_hops)
+    support = {chunk_id: hop_support(hops, weights, settings.entity_hop_specificity, settings.entity_hop_query_weight)
                for chunk_id, hops in state.entity_hops.items()}
     return sorted(support, key=lambda c: (-support[c], c))
 
 
+def _similarity(value: float | None) -> float:
+    return 1.0 if value is None else float(value)  # an entity without an embedding is not penalised
+
+
 class EntityHopStage:
     name = "entity_hops"
-    graph_only = True
+    graph_only = False  # inside one corpus too; overviews are skipped in run()
 
     def __init__(self, db: Database, settings: PlannerSettings) -> None:
         self.db = db
@@ -67,16 +107,25 @@ class EntityHopStage:
 
     async def run(self, state: PlanState) -> dict[str, Any]:
         settings = self.settings
+        if not follows_entities(state.request.kind):
+            state.entity_hops = {}
+            return {"skipped": f"{state.request.kind.value} question", "sources": 0, "reached": 0}
         # hops stay inside the mentioned corpora: evidence from unmentioned ones comes only from the bridge walk
         scope = state.request.effective
         # a hop is one step of expansion: graph_max_depth 0 allows none
         sources = source_hits(state.seeds, settings.entity_hop_sources) if settings.graph_max_depth >= 1 else {}
-        rows = []
+        rows, linked, facts = [], [], None
         if sources:
             async with self.db.scoped(scope) as conn:
                 rows = await planner_queries.select_entity_hops(
                     conn, list(sources), scope, settings.entity_hop_max_chunks * _MENTIONS_PER_CHUNK_BOUND,
-                    settings.entity_hop_max_chunks)
+                    settings.entity_hop_max_chunks, state.embedding)
+                if settings.query_entity_links > 0:
+                    linked = await planner_queries.select_query_linked_hops(
+                        conn, state.embedding, scope, settings.query_entity_links, settings.entity_hop_max_chunks)
+                if settings.hop_fact_filter:
+                    facts = {(r["chunk_id"], r["canonical_id"]) for r in await planner_queries.select_fact_canonicals(
+                        conn, list(sources), scope, state.request.query)}
         allowed = set(scope)
         query_names = QueryNames(state.request.query)
         linking: dict[str, bool] = {}  # one decision per entity name (each comes back once per chunk it reaches)
@@ -88,10 +137,18 @@ class EntityHopStage:
                 linking[name] = is_proper_name(name) and not query_names.names(name)
             if source is None or row["corpus_id"] not in allowed or not linking[name]:
                 continue
+            if facts is not None and (source.chunk_id, row["canonical_id"]) not in facts:
+                continue
             hops.setdefault(row["chunk_id"], []).append(EntityHop(
                 from_chunk_id=source.chunk_id, from_corpus_id=source.corpus_id, chunk_id=row["chunk_id"],
                 corpus_id=row["corpus_id"], canonical_id=row["canonical_id"], name=row["name"],
-                chunk_count=row["chunk_count"]))
+                chunk_count=row["chunk_count"], query_similarity=_similarity(row["query_similarity"])))
+        for row in linked:  # the question itself is the source: pseudo chunk id -canonical_id, weight = similarity
+            if row["corpus_id"] in allowed:
+                hops.setdefault(row["chunk_id"], []).append(EntityHop(
+                    from_chunk_id=-row["canonical_id"], from_corpus_id=row["corpus_id"], chunk_id=row["chunk_id"],
+                    corpus_id=row["corpus_id"], canonical_id=row["canonical_id"], name=row["name"],
+                    chunk_count=row["chunk_count"], similarity=float(row["similarity"])))
         state.entity_hops = hops
         return self._detail(state, sources, hops)
 

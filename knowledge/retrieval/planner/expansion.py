@@ -38,6 +38,11 @@ class ExpansionStage:
         planner = self.settings.planner
         hub_degree = self.settings.linker.canonical_hub_degree_threshold
         scope = state.request.expansion_scope
+        if not state.bridges:  # chunks are kept only where a bridge reaches them: without one the walk finds none
+            state.expansion = []
+            return {"max_depth": planner.graph_max_depth, "neighbors_per_hop": planner.graph_neighbors_per_hop,
+                    "ppr_damping": planner.ppr_damping, "entities": 0, "added_per_hop": [], "relation_edges": 0,
+                    "bridge_edges": 0, "top_entities": [], "candidates": 0, "skipped": "no bridges"}
         async with self.db.scoped(scope) as conn:
             async def load(entity_ids: list[int]) -> dict[int, list[Neighbour]]:
                 grouped: dict[int, list[Neighbour]] = {}

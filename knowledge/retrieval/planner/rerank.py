@@ -24,7 +24,7 @@ from knowledge.db.queries import chunks as chunk_queries
 from knowledge.retrieval.citations import assign_citations
 from knowledge.retrieval.planner.context import Candidate, PlanState
 from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder
-from knowledge.retrieval.planner.entity_hops import hop_support
+from knowledge.retrieval.planner.entity_hops import hop_support, linked_weights, ppr_support
 from knowledge.retrieval.results import SearchHit
 
 EXPANDED_SLOT_SHARE = 0.2  # DESIGN.md targets a cross-corpus expansion ratio >= 15%
@@ -47,21 +47,23 @@ def reserved_slots(limit: int, expanded_available: int) -> int:
     return min(expanded_available, max(1, round(limit * EXPANDED_SLOT_SHARE)))
 
 
-def select_results(scored: list[Scored], limit: int, mentioned: set[UUID]) -> list[Scored]:
-    """The ``limit`` best by score, except that the reserved slots go to graph-expanded evidence: first in the
-    mentioned corpora, then by the walk mass the other corpora send it."""
-    ordered = sorted(scored, key=lambda s: (-s.score, s.candidate.chunk_id))
-    expanded = sorted((s for s in scored if s.expanded),
+def select_results(scored: list[Scored], limit: int, mentioned: set[UUID], dense_keep: int = 0) -> list[Scored]:
+    """The ``limit`` best by score, except that the reserved slots go to graph-expanded evidence (first in the
+    mentioned corpora, then by the walk mass the other corpora send it), and the ``dense_keep`` most relevant
+    seeds come first whatever the graph adds: a strong first-stage hit is never displaced."""
+    reserved = reserved_slots(limit, sum(1 for s in scored if s.expanded))
+    protected = sorted((s for s in scored if s.candidate.seed_rank is not None),
+                       key=lambda s: (-s.relevance, s.candidate.chunk_id))[:min(dense_keep, limit - reserved)]
+    protected_ids = {s.candidate.chunk_id for s in protected}
+    rest = [s for s in scored if s.candidate.chunk_id not in protected_ids]
+    ordered = sorted(rest, key=lambda s: (-s.score, s.candidate.chunk_id))
+    expanded = sorted((s for s in rest if s.expanded),
                       key=lambda s: (s.candidate.corpus_id not in mentioned, -s.candidate.expansion_score, -s.score,
                                      s.candidate.chunk_id))
-    keep = expanded[:reserved_slots(limit, len(expanded))]
+    keep = expanded[:min(reserved_slots(limit, len(expanded)), limit - len(protected))]
     kept_ids = {s.candidate.chunk_id for s in keep}
-    keep += [s for s in ordered if s.candidate.chunk_id not in kept_ids][:limit - len(keep)]
-    return sorted(keep, key=lambda s: (-s.score, s.candidate.chunk_id))
-
-
-def _vector(value: Any) -> np.ndarray:
-    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=np.float64)
+    keep += [s for s in ordered if s.candidate.chunk_id not in kept_ids][:limit - len(protected) - len(keep)]
+    return protected + sorted(keep, key=lambda s: (-s.score, s.candidate.chunk_id))
 
 
 class RerankStage:
@@ -81,7 +83,13 @@ class RerankStage:
         ranked = sorted(((float(rel), c.chunk_id) for (c, _, _), rel in zip(pool, relevance)
                          if c.chunk_id in primary), reverse=True)
         sources = {chunk_id: rel for rel, chunk_id in ranked[:self.settings.entity_hop_sources]}
-        return np.array([hop_support(c.hops, sources, self.settings.entity_hop_specificity) for c, _, _ in pool])
+        hops = {c.chunk_id: c.hops for c, _, _ in pool if c.hops}
+        sources |= linked_weights(hops)
+        if self.settings.hop_ppr:
+            mass = ppr_support(hops, sources, self.settings.ppr_damping)
+            return np.array([mass.get(c.chunk_id, 0.0) if c.chunk_id not in sources else 0.0 for c, _, _ in pool])
+        return np.array([hop_support(c.hops, sources, self.settings.entity_hop_specificity,
+                                     self.settings.entity_hop_query_weight) for c, _, _ in pool])
 
     async def _relevance(self, state: PlanState, rows: list) -> tuple[np.ndarray, str]:
         if self.cross_encoder.available:
@@ -89,15 +97,15 @@ class RerankStage:
                                              [r["content"] for r in rows])
             if scores is not None:
                 return scores, f"cross-encoder {self.cross_encoder.name}"
-        query = np.asarray(state.embedding, dtype=np.float64)
-        return np.clip(np.array([_vector(r["embedding"]) @ query for r in rows]), 0.0, 1.0), "embedding cosine"
+        return np.clip(np.array([float(r["score"]) for r in rows]), 0.0, 1.0), "embedding cosine"
 
     async def run(self, state: PlanState) -> dict[str, Any]:
         request = state.request
         scope = request.expansion_scope
         effective = set(request.effective)
         async with self.db.scoped(scope) as conn:
-            rows = await chunk_queries.select_chunks_by_ids(conn, [c.chunk_id for c in state.candidates], scope)
+            rows = await chunk_queries.select_scored_chunks(conn, [c.chunk_id for c in state.candidates], scope,
+                                                            state.embedding)
         allowed = set(scope)
         by_id = {r["id"]: r for r in rows if r["corpus_id"] in allowed}
         primary = state.primary_chunk_ids()
@@ -120,9 +128,10 @@ class RerankStage:
         scored = [Scored(c, row, float(rel), float(sup),
                          weight * (float(rel) + hop_weight * float(sup)) + (1 - weight) * c.rrf / top_rrf, expanded)
                   for (c, row, expanded), rel, sup in zip(pool, relevance, support)]
-        selected = select_results(scored, request.limit, effective)
+        selected = select_results(scored, request.limit, effective, self.settings.dense_keep)
         state.hits = assign_citations([self._hit(state, s) for s in selected])
         return {"method": method, "pool": len(pool), "with_hop_support": int(np.count_nonzero(support)),
+                "dense_keep": self.settings.dense_keep,
                 "reserved_for_expanded": reserved_slots(request.limit, sum(1 for s in scored if s.expanded)),
                 "expanded_in_results": sum(1 for s in selected if s.expanded)}
 

@@ -1,4 +1,7 @@
-"""Stage: per-corpus hybrid seeds, one kb_rrf_search per effective corpus, in parallel on separate connections."""
+"""Stage: per-corpus seeds, the nearest chunks of every effective corpus by the query embedding (one round trip),
+or with ``seed_search = "hybrid"`` one kb_rrf_search (dense + BM25) per corpus, in parallel on separate
+connections. The dense order is the backbone of the final ranking: graph evidence is added to it, never swapped in
+for its best chunks (see rerank)."""
 from __future__ import annotations
 
 import asyncio
@@ -11,6 +14,7 @@ from knowledge.db.queries import chunks as chunk_queries
 from knowledge.retrieval.planner.context import PlanState, SeedHit
 
 _TRACE_TOP = 3
+SEED_SEARCHES = ("dense", "hybrid")
 
 
 class SeedStage:
@@ -18,10 +22,12 @@ class SeedStage:
     graph_only = False
 
     def __init__(self, db: Database, settings: PlannerSettings) -> None:
+        if settings.seed_search not in SEED_SEARCHES:
+            raise ValueError(f"seed_search must be one of {', '.join(SEED_SEARCHES)}, got {settings.seed_search!r}")
         self.db = db
         self.settings = settings
 
-    async def _search_corpus(self, state: PlanState, corpus_id: UUID) -> list[SeedHit]:
+    async def _hybrid(self, state: PlanState, corpus_id: UUID) -> list[SeedHit]:
         request = state.request
         async with self.db.scoped(request.effective) as conn:
             rows = await chunk_queries.rrf_search(conn, state.embedding, request.query, [corpus_id],
@@ -29,11 +35,26 @@ class SeedStage:
         return [SeedHit(chunk_id=r["id"], corpus_id=r["corpus_id"], rank=rank, score=float(r["score"]),
                         source_uri=r["source_uri"]) for rank, r in enumerate(rows, start=1)]
 
+    async def _dense(self, state: PlanState) -> dict[UUID, list[SeedHit]]:
+        effective = state.request.effective
+        async with self.db.scoped(effective) as conn:
+            rows = await chunk_queries.dense_search_each(conn, state.embedding, effective,
+                                                         self.settings.per_corpus_limit)
+        seeds: dict[UUID, list[SeedHit]] = {c: [] for c in effective}
+        for r in rows:
+            hits = seeds[r["corpus_id"]]
+            hits.append(SeedHit(chunk_id=r["id"], corpus_id=r["corpus_id"], rank=len(hits) + 1,
+                                score=float(r["score"]), source_uri=r["source_uri"]))
+        return seeds
+
     async def run(self, state: PlanState) -> dict[str, Any]:
         effective = state.request.effective
-        per_corpus = await asyncio.gather(*(self._search_corpus(state, c) for c in effective))
-        state.seeds = dict(zip(effective, per_corpus))
+        if self.settings.seed_search == "dense":
+            state.seeds = await self._dense(state)
+        else:
+            per_corpus = await asyncio.gather(*(self._hybrid(state, c) for c in effective))
+            state.seeds = dict(zip(effective, per_corpus))
         corpora = state.request.corpora
-        return {"per_corpus_limit": self.settings.per_corpus_limit,
+        return {"search": self.settings.seed_search, "per_corpus_limit": self.settings.per_corpus_limit,
                 "per_corpus": {corpora[c].label: len(hits) for c, hits in state.seeds.items()},
                 "top": {corpora[c].label: [h.source_uri for h in hits[:_TRACE_TOP]] for c, hits in state.seeds.items()}}
