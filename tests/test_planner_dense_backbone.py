@@ -10,8 +10,9 @@ from knowledge.retrieval.query_intent import QueryKind, classify_query, follows_
 A, B = uuid4(), uuid4()
 
 
-def scored(chunk_id: int, relevance: float, score: float, seed_rank: int | None = 1, expanded: bool = False) -> Scored:
-    return Scored(Candidate(chunk_id, A, 0.0, seed_rank=seed_rank), None, relevance, 0.0, score, expanded)
+def scored(chunk_id: int, relevance: float, score: float, seed_rank: int | None = 1, expanded: bool = False,
+           corpus=A) -> Scored:
+    return Scored(Candidate(chunk_id, corpus, 0.0, seed_rank=seed_rank), None, relevance, 0.0, score, expanded)
 
 
 def test_the_most_relevant_seeds_keep_the_top_places_whatever_the_graph_adds():
@@ -24,6 +25,14 @@ def test_the_most_relevant_seeds_keep_the_top_places_whatever_the_graph_adds():
 def test_dense_keep_leaves_the_reserved_slot_for_bridged_evidence_at_a_small_limit():
     pool = [scored(1, 0.9, 0.9), scored(2, 0.8, 0.8), scored(7, 0.1, 0.1, seed_rank=None, expanded=True)]
     assert [s.candidate.chunk_id for s in select_results(pool, 2, {A}, dense_keep=2)] == [1, 7]
+
+
+def test_every_searched_corpus_shows_its_best_seed_in_place_of_the_weakest_result():
+    pool = [scored(i, 0.9 - i / 100, 0.9 - i / 100) for i in range(1, 9)] + [
+        scored(20, 0.4, 0.4, corpus=B), scored(21, 0.3, 0.3, corpus=B)]  # B's chunks all resemble it less
+    assert [s.candidate.chunk_id for s in select_results(pool, 6, {A, B}, dense_keep=2)] == [1, 2, 3, 4, 5, 20]
+    assert 20 not in [s.candidate.chunk_id for s in select_results(pool, 5, {A, B}, dense_keep=2)]  # small limit
+    assert 20 not in [s.candidate.chunk_id for s in select_results(pool, 6, {A}, dense_keep=2)]  # B not searched
 
 
 def test_hop_sources_are_the_best_seeds_over_every_corpus():

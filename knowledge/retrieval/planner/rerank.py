@@ -28,6 +28,7 @@ from knowledge.retrieval.planner.entity_hops import hop_support, linked_weights,
 from knowledge.retrieval.results import SearchHit
 
 EXPANDED_SLOT_SHARE = 0.2  # DESIGN.md targets a cross-corpus expansion ratio >= 15%
+COVERAGE_MIN_LIMIT = 6     # below this many results every slot goes to the best chunks
 
 
 @dataclass
@@ -63,7 +64,29 @@ def select_results(scored: list[Scored], limit: int, mentioned: set[UUID], dense
     keep = expanded[:min(reserved_slots(limit, len(expanded)), limit - len(protected))]
     kept_ids = {s.candidate.chunk_id for s in keep}
     keep += [s for s in ordered if s.candidate.chunk_id not in kept_ids][:limit - len(protected) - len(keep)]
+    keep = cover_every_corpus(protected, keep, rest, mentioned, limit)
     return protected + sorted(keep, key=lambda s: (-s.score, s.candidate.chunk_id))
+
+
+def cover_every_corpus(protected: list[Scored], keep: list[Scored], rest: list[Scored], mentioned: set[UUID],
+                       limit: int) -> list[Scored]:
+    """A searched corpus with seeds but no result gets its most relevant seed in place of the lowest-scoring
+    result that is neither reserved nor its corpus's only one: asking three corpora and seeing two is wrong even
+    when one corpus's chunks all resemble the question more (its answer may be the chunk that resembles it less)."""
+    if limit < COVERAGE_MIN_LIMIT:
+        return keep
+    keep = list(keep)
+    for best in sorted((s for s in rest if s.candidate.seed_rank is not None and s.candidate.corpus_id in mentioned),
+                       key=lambda s: (-s.relevance, s.candidate.chunk_id)):
+        shown = [s.candidate.corpus_id for s in protected + keep]
+        if best.candidate.corpus_id in shown:
+            continue
+        replaceable = [s for s in keep if not s.expanded and shown.count(s.candidate.corpus_id) > 1]
+        if not replaceable:
+            break
+        keep.remove(min(replaceable, key=lambda s: (s.score, -s.candidate.chunk_id)))
+        keep.append(best)
+    return keep
 
 
 class RerankStage:
