@@ -39,8 +39,7 @@ async def legacy_search(db: Database, query_embedding: np.ndarray, query: str, c
         async with db.scoped(scope.effective) as conn:
             return await q.hybrid_search(conn, query_embedding, query, [corpus_id], limit)
 
-    # the same kb_hybrid_search per corpus as kb_hybrid_search_each runs one after another in one backend; in
-    # parallel the corpora share the cores (the planner's seeds do the same)
+    # one connection per corpus, in parallel: the corpora share the cores (the planner's seeds do the same)
     per_corpus = await asyncio.gather(*(search(c) for c in scope.effective if c in corpora))
     rows = [row for corpus_rows in per_corpus for row in corpus_rows]
     hits = [hit_from_record(row, corpora[row["corpus_id"]], semantic=row["semantic_score"], keyword=row["keyword_score"])

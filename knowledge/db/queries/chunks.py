@@ -71,15 +71,6 @@ async def hybrid_search(conn: asyncpg.Connection, embedding: np.ndarray, query_t
     )
 
 
-async def hybrid_search_each(conn: asyncpg.Connection, embedding: np.ndarray, query_text: str,
-                             corpus_ids: Sequence[UUID], limit: int, semantic_weight: float = 0.7) -> list[asyncpg.Record]:
-    """kb_hybrid_search for every corpus, in one round trip: up to ``limit`` rows per corpus."""
-    return await conn.fetch(
-        "SELECT * FROM kb_hybrid_search_each($1, $2, $3::uuid[], $4, $5)",
-        embedding, query_text, list(corpus_ids), limit, semantic_weight,
-    )
-
-
 async def rrf_search(conn: asyncpg.Connection, embedding: np.ndarray, query_text: str,
                      corpus_ids: Sequence[UUID], limit: int, rrf_k: int = 60) -> list[asyncpg.Record]:
     return await conn.fetch(
