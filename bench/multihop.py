@@ -113,6 +113,25 @@ def _ablated_planner(kapp: KnowledgeApp, ids: list, fetch: int, overrides: dict[
     return search
 
 
+async def score_questions(kapp: KnowledgeApp, dataset: MultiHopDataset, methods: dict[str, Method],
+                          before_scoring: Callable[[], None] = lambda: None) -> dict[str, MethodScores]:
+    """Every method on every question, timed per method; two unscored warm-up questions first (model, pools,
+    plan caches)."""
+    scores = {name: MethodScores() for name in methods}
+    for question in dataset.questions[:2]:
+        for method in methods.values():
+            await method(question.question, kapp.query_cache.embed_query(question.question))
+    before_scoring()
+    for question in dataset.questions:
+        vector = kapp.query_cache.embed_query(question.question)
+        for name, method in methods.items():
+            start = time.perf_counter()
+            ranked = await method(question.question, vector)
+            scores[name].seconds += time.perf_counter() - start
+            scores[name].add(ranked, question.gold_keys)
+    return scores
+
+
 async def score_methods(kapp: KnowledgeApp, dataset: MultiHopDataset, ids: list, depth: int = 10,
                         only: Sequence[str] | None = None) -> dict:
     corpus_count = len(ids)
@@ -148,18 +167,7 @@ async def score_methods(kapp: KnowledgeApp, dataset: MultiHopDataset, ids: list,
         methods[name] = _ablated_planner(kapp, ids, fetch, overrides, key_of_hit)
     if only:
         methods = {name: m for name, m in methods.items() if name in only or name == BASELINE}
-    scores = {name: MethodScores() for name in methods}
-    for question in dataset.questions[:2]:  # warm-up: model, pools, plan caches (not scored)
-        for method in methods.values():
-            await method(question.question, kapp.query_cache.embed_query(question.question))
-    modes.clear()
-    for question in dataset.questions:
-        vector = kapp.query_cache.embed_query(question.question)
-        for name, method in methods.items():
-            start = time.perf_counter()
-            ranked = await method(question.question, vector)
-            scores[name].seconds += time.perf_counter() - start
-            scores[name].add(ranked, question.gold_keys)
+    scores = await score_questions(kapp, dataset, methods, before_scoring=modes.clear)
     spread = [i for i, qn in enumerate(dataset.questions) if corpus_spread(dataset, qn, corpus_count) > 1]
     baseline = scores[BASELINE].recall[5]
     return {

@@ -7,8 +7,6 @@ Only for datasets whose passages the reference covers (MuSiQue); other sets are 
 """
 from __future__ import annotations
 
-import time
-
 from bench.extraction_reference import ReferenceExtractor, load_reference
 from bench.harness import console
 from bench.multihop_data import MultiHopDataset
@@ -28,7 +26,7 @@ async def add_reference_rows(result: dict, dataset: MultiHopDataset, corpus_coun
                              server_dsn: str | None = None, cache: bool = False) -> None:
     """Add ``planner_reference_triples`` (and its no-entity-hops ablation) to ``result["methods"]``, paired
     against the dense row of the same run."""
-    from bench.multihop import PLANNER_ABLATIONS, MethodScores, _ablated_planner, _keys, corpus_spread
+    from bench.multihop import PLANNER_ABLATIONS, _ablated_planner, _keys, corpus_spread, score_questions
 
     extractor = ReferenceExtractor(load_reference())
     share = coverage(dataset, extractor)
@@ -48,17 +46,7 @@ async def add_reference_rows(result: dict, dataset: MultiHopDataset, corpus_coun
         methods = {"planner": planner,
                    "planner_no_entity_hops": _ablated_planner(kapp, ids, 20, PLANNER_ABLATIONS["planner_no_entity_hops"],
                                                               key_of_hit)}
-        scores = {name: MethodScores() for name in methods}
-        for question in dataset.questions[:2]:  # warm-up, not scored
-            for method in methods.values():
-                await method(question.question, kapp.query_cache.embed_query(question.question))
-        for question in dataset.questions:
-            vector = kapp.query_cache.embed_query(question.question)
-            for name, method in methods.items():
-                started = time.perf_counter()
-                ranked = await method(question.question, vector)
-                scores[name].seconds += time.perf_counter() - started
-                scores[name].add(ranked, question.gold_keys)
+        scores = await score_questions(kapp, dataset, methods)
     spread = [i for i, qn in enumerate(dataset.questions) if corpus_spread(dataset, qn, len(ids)) > 1]
     for name, s in scores.items():
         result["methods"][name + SUFFIX] = {
