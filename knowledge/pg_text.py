@@ -27,12 +27,16 @@ def clean_text(text: str) -> Cleaned:
 
 
 def clean_value(value: object) -> object:
-    """A JSON-like value (document metadata) with every string, keys included, cleaned."""
+    """A JSON-like value (document metadata) with every string, keys included, cleaned. A string that needs no
+    cleaning comes back as the same object, so a str-valued Enum (a CLI choice) stays that Enum."""
     if isinstance(value, str):
-        return clean_text(value).text
+        cleaned = clean_text(value).text
+        return value if cleaned == value else cleaned
     if isinstance(value, dict):
         return {clean_text(str(k)).text: clean_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):
+        return tuple(clean_value(v) for v in value)
+    if isinstance(value, list):
         return [clean_value(v) for v in value]
     return value
 

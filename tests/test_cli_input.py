@@ -25,3 +25,14 @@ def test_a_label_with_a_byte_that_is_not_utf8_is_stored_cleaned(kapp, monkeypatc
         reset_settings_cache()
     assert created.exit_code == 0, created.output
     assert [c["label"] for c in json.loads(listed.stdout)] == ["Team \ufffd notes"]
+
+
+def test_a_choice_argument_keeps_its_enum_type_through_the_cleaning():
+    """`mcp --transport stdio` compares the option with `is Transport.stdio`: cleaning turned it into a plain
+    str once, so the stdio server served HTTP on the MCP port instead."""
+    from cli.common import clean_arguments
+    from cli.mcp import Transport
+
+    cleaned = clean_arguments({"transport": Transport.stdio, "names": ("a\x00b",), "label": "x\x00"})
+    assert cleaned["transport"] is Transport.stdio
+    assert cleaned == {"transport": Transport.stdio, "names": ("ab",), "label": "x"}
