@@ -10,7 +10,6 @@ from bench.paraphrases import TOP, bridged_rank, demo_cases
 # or the reworded vendor ("annotation vendor") gives it too little support to pass the dense hits.
 OUT_OF_REACH = {
     "Who built the vector engine that Project Helios uses for nearest-neighbour search?",
-    "Project Helios relies on a system for its nearest neighbour queries; which researcher is its creator?",
     "Who acquired the annotation vendor selected by the Atlas project team?",
 }
 
