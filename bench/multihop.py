@@ -14,45 +14,27 @@ import json
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from bench.harness import console, print_table
 from bench.multihop_data import (MUSIQUE_DIR, DatasetFormatError, DatasetSource, MissingDataError, MultiHopDataset,
-                                 Question, corpus_index, dev_sets)
+                                 dev_sets)
 from bench.multihop_ingest import ingested_app
+from bench.multihop_methods import (PLANNER_ABLATIONS, Method, ablated_planner, corpus_spread, score_questions,
+                                   unique_keys)
 from bench.multihop_stats import paired_comparison
 from knowledge.app import KnowledgeApp
 from knowledge.db.queries import chunks as q
-from knowledge.retrieval.service import UnifiedRetrievalService
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = MUSIQUE_DIR
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
-KS = (2, 5, 10)
 BASELINE = "dense"
-# Ablations switch one part off or try one HippoRAG 2 idea; the tuning rows move one setting each (every such
-# choice is picked on one dev set and reported on the other, see print_cross_set_selection).
-PLANNER_ABLATIONS: dict[str, dict[str, object]] = {
-    "planner_no_entity_hops": {"entity_hop_weight": 0.0},
-    "planner_hybrid_seeds": {"seed_search": "hybrid"},
-    "planner_no_dense_keep": {"dense_keep": 0},
-    "planner_no_specificity": {"entity_hop_specificity": 0.0},
-    "planner_ppr_passages": {"hop_ppr": True},
-    "planner_query_entity_links": {"query_entity_links": 5},
-    "planner_entity_query_weight_1": {"entity_hop_query_weight": 1.0},
-    "planner_fact_filter": {"hop_fact_filter": True},
-    "planner_hop_weight_0.35": {"entity_hop_weight": 0.35},
-    "planner_dense_keep_3": {"dense_keep": 3},
-}
 PLANNER_VARIANTS = ("planner", *PLANNER_ABLATIONS)
 METHODS = ("bm25", "dense", "hybrid_rrf", "legacy", *PLANNER_VARIANTS)
-
-Method = Callable[[str, np.ndarray], Awaitable[list[str]]]
-
 
 class MemoEmbedder:
     """Embeds each distinct text once across the N = 1 and N = 3 runs (same model, same vectors)."""
@@ -72,66 +54,6 @@ class MemoEmbedder:
         return np.stack([self._memo[t] for t in texts])
 
 
-@dataclass
-class MethodScores:
-    recall: dict[int, list[float]] = field(default_factory=lambda: {k: [] for k in KS})
-    reciprocal_ranks: list[float] = field(default_factory=list)
-    seconds: float = 0.0
-
-    def add(self, ranked_keys: list[str], gold: Sequence[str]) -> None:
-        gold_set = set(gold)
-        for k in KS:
-            self.recall[k].append(len(gold_set & set(ranked_keys[:k])) / len(gold_set))
-        first = next((i for i, key in enumerate(ranked_keys, start=1) if key in gold_set), None)
-        self.reciprocal_ranks.append(1.0 / first if first else 0.0)
-
-    def summary(self, indexes: Sequence[int] | None = None) -> dict[str, float]:
-        pick = (lambda xs: [xs[i] for i in indexes]) if indexes is not None else (lambda xs: xs)
-        out = {f"recall@{k}": float(np.mean(pick(v))) if pick(v) else float("nan") for k, v in self.recall.items()}
-        out["mrr"] = float(np.mean(pick(self.reciprocal_ranks))) if pick(self.reciprocal_ranks) else float("nan")
-        return out
-
-
-def _keys(rows, key_of: Callable[[object], str | None]) -> list[str]:
-    return [k for k in dict.fromkeys(key_of(r) for r in rows) if k]
-
-
-def corpus_spread(dataset: MultiHopDataset, question: Question, corpus_count: int) -> int:
-    titles = {p.key: p.title for p in dataset.passages}
-    return len({corpus_index(titles[k], corpus_count) for k in question.gold_keys})
-
-
-def _ablated_planner(kapp: KnowledgeApp, ids: list, fetch: int, overrides: dict[str, float],
-                     key_of_hit: Callable[[object], str | None]) -> Method:
-    settings = kapp.settings.model_copy(deep=True)
-    settings.planner = settings.planner.model_copy(update=overrides)
-    service = UnifiedRetrievalService(kapp.db, kapp.query_cache, settings=settings)
-
-    async def search(question: str, vector: np.ndarray) -> list[str]:
-        return _keys((await service.search(question, ids, ids, limit=fetch)).hits, key_of_hit)
-
-    return search
-
-
-async def score_questions(kapp: KnowledgeApp, dataset: MultiHopDataset, methods: dict[str, Method],
-                          before_scoring: Callable[[], None] = lambda: None) -> dict[str, MethodScores]:
-    """Every method on every question, timed per method; two unscored warm-up questions first (model, pools,
-    plan caches)."""
-    scores = {name: MethodScores() for name in methods}
-    for question in dataset.questions[:2]:
-        for method in methods.values():
-            await method(question.question, kapp.query_cache.embed_query(question.question))
-    before_scoring()
-    for question in dataset.questions:
-        vector = kapp.query_cache.embed_query(question.question)
-        for name, method in methods.items():
-            start = time.perf_counter()
-            ranked = await method(question.question, vector)
-            scores[name].seconds += time.perf_counter() - start
-            scores[name].add(ranked, question.gold_keys)
-    return scores
-
-
 async def score_methods(kapp: KnowledgeApp, dataset: MultiHopDataset, ids: list, depth: int = 10,
                         only: Sequence[str] | None = None) -> dict:
     corpus_count = len(ids)
@@ -141,30 +63,30 @@ async def score_methods(kapp: KnowledgeApp, dataset: MultiHopDataset, ids: list,
 
     async def bm25(question: str, vector: np.ndarray) -> list[str]:
         async with kapp.db.scoped(ids) as conn:
-            return _keys(await q.keyword_search(conn, question, ids, fetch), key_of_row)
+            return unique_keys(await q.keyword_search(conn, question, ids, fetch), key_of_row)
 
     async def dense(question: str, vector: np.ndarray) -> list[str]:
         async with kapp.db.scoped(ids) as conn:
-            return _keys(await q.dense_search(conn, vector, ids, fetch), key_of_row)
+            return unique_keys(await q.dense_search(conn, vector, ids, fetch), key_of_row)
 
     async def hybrid(question: str, vector: np.ndarray) -> list[str]:
         async with kapp.db.scoped(ids) as conn:
-            return _keys(await q.rrf_search(conn, vector, question, ids, fetch), key_of_row)
+            return unique_keys(await q.rrf_search(conn, vector, question, ids, fetch), key_of_row)
 
     async def legacy(question: str, vector: np.ndarray) -> list[str]:
-        return _keys(await kapp.legacy_search(question, ids, ids, limit=fetch), key_of_hit)
+        return unique_keys(await kapp.legacy_search(question, ids, ids, limit=fetch), key_of_hit)
 
     modes: dict[str, int] = {}
 
     async def planner(question: str, vector: np.ndarray) -> list[str]:
         response = await kapp.retrieval.search(question, ids, ids, limit=fetch)
         modes[response.mode] = modes.get(response.mode, 0) + 1
-        return _keys(response.hits, key_of_hit)
+        return unique_keys(response.hits, key_of_hit)
 
     methods: dict[str, Method] = {"bm25": bm25, "dense": dense, "hybrid_rrf": hybrid, "legacy": legacy,
                                   "planner": planner}
     for name, overrides in PLANNER_ABLATIONS.items():
-        methods[name] = _ablated_planner(kapp, ids, fetch, overrides, key_of_hit)
+        methods[name] = ablated_planner(kapp, ids, fetch, overrides, key_of_hit)
     if only:
         methods = {name: m for name, m in methods.items() if name in only or name == BASELINE}
     scores = await score_questions(kapp, dataset, methods, before_scoring=modes.clear)

@@ -11,6 +11,7 @@ from bench.extraction_reference import ReferenceExtractor, load_reference
 from bench.harness import console
 from bench.multihop_data import MultiHopDataset
 from bench.multihop_ingest import ingested_app
+from bench.multihop_methods import PLANNER_ABLATIONS, ablated_planner, corpus_spread, score_questions, unique_keys
 from bench.multihop_stats import paired_comparison
 
 SUFFIX = "_reference_triples"
@@ -26,8 +27,6 @@ async def add_reference_rows(result: dict, dataset: MultiHopDataset, corpus_coun
                              server_dsn: str | None = None, cache: bool = False) -> None:
     """Add ``planner_reference_triples`` (and its no-entity-hops ablation) to ``result["methods"]``, paired
     against the dense row of the same run."""
-    from bench.multihop import PLANNER_ABLATIONS, _ablated_planner, _keys, corpus_spread, score_questions
-
     extractor = ReferenceExtractor(load_reference())
     share = coverage(dataset, extractor)
     if share < MIN_COVERAGE:
@@ -41,10 +40,10 @@ async def add_reference_rows(result: dict, dataset: MultiHopDataset, corpus_coun
         ids = [c.id for c in corpora]
 
         async def planner(question: str, vector) -> list[str]:
-            return _keys((await kapp.retrieval.search(question, ids, ids, limit=20)).hits, key_of_hit)
+            return unique_keys((await kapp.retrieval.search(question, ids, ids, limit=20)).hits, key_of_hit)
 
         methods = {"planner": planner,
-                   "planner_no_entity_hops": _ablated_planner(kapp, ids, 20, PLANNER_ABLATIONS["planner_no_entity_hops"],
+                   "planner_no_entity_hops": ablated_planner(kapp, ids, 20, PLANNER_ABLATIONS["planner_no_entity_hops"],
                                                               key_of_hit)}
         scores = await score_questions(kapp, dataset, methods)
     spread = [i for i, qn in enumerate(dataset.questions) if corpus_spread(dataset, qn, len(ids)) > 1]
