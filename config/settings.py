@@ -5,7 +5,7 @@ import json
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import platformdirs
 from pydantic import BaseModel, Field, field_validator
@@ -32,7 +32,7 @@ class PlannerSettings(BaseModel):
     cache_size: int = 512
     # first stage of every corpus: "dense" (cosine order, the backbone of the final ranking) or "hybrid" (kb_rrf
     # dense + BM25; its BM25 side drags good dense rankings down on the multi-hop dev sets, see README benchmarks)
-    seed_search: str = "dense"
+    seed_search: Literal["dense", "hybrid"] = "dense"
     # the best ``dense_keep`` chunks by relevance keep the top places whatever graph evidence scores
     dense_keep: int = 2
     # final score = w * (relevance + entity_hop_weight * hop support) + (1 - w) * normalised RRF

@@ -14,7 +14,6 @@ from knowledge.db.queries import chunks as chunk_queries
 from knowledge.retrieval.planner.context import PlanState, SeedHit
 
 _TRACE_TOP = 3
-SEED_SEARCHES = ("dense", "hybrid")
 
 
 class SeedStage:
@@ -22,8 +21,6 @@ class SeedStage:
     graph_only = False
 
     def __init__(self, db: Database, settings: PlannerSettings) -> None:
-        if settings.seed_search not in SEED_SEARCHES:
-            raise ValueError(f"seed_search must be one of {', '.join(SEED_SEARCHES)}, got {settings.seed_search!r}")
         self.db = db
         self.settings = settings
 
