@@ -17,11 +17,14 @@ async def select_relation_facts(conn: asyncpg.Connection, entity_ids: Sequence[i
     """Relations touching the entities whose evidence sentence matches the query's words, best first.
 
     Rows: id, corpus_id, source_entity_id, target_entity_id, relation_type, score (ts_rank_cd).
+    The tsquery is built once (a MATERIALIZED CTE): inlined, the generic plan a prepared statement switches to
+    after five runs rebuilt it from the text for every relation of the seed entities (50-180 ms instead of 5-10).
     """
     return await conn.fetch(
-        """SELECT r.id, r.corpus_id, r.source_entity_id, r.target_entity_id, r.relation_type,
+        """WITH q AS MATERIALIZED (SELECT ne_or_tsquery($3) AS tsq)
+           SELECT r.id, r.corpus_id, r.source_entity_id, r.target_entity_id, r.relation_type,
                   ts_rank_cd(r.evidence_vector, q.tsq, 1)::float8 AS score
-           FROM kg_relation r, (SELECT ne_or_tsquery($3) AS tsq) q
+           FROM kg_relation r, q
            WHERE q.tsq IS NOT NULL AND r.corpus_id = ANY($2::uuid[])
              AND (r.source_entity_id = ANY($1::bigint[]) OR r.target_entity_id = ANY($1::bigint[]))
              AND r.evidence_vector @@ q.tsq
