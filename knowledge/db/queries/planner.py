@@ -62,6 +62,24 @@ async def select_entity_neighbours(conn: asyncpg.Connection, entity_ids: Sequenc
     )
 
 
+async def select_chunk_ids_for_entities(conn: asyncpg.Connection, entity_ids: Sequence[int],
+                                        corpus_ids: Sequence[UUID], limit_per_entity: int) -> list[asyncpg.Record]:
+    """Up to ``limit_per_entity`` chunks mentioning each entity (most mentions of it first), ids only: the graph
+    expansion ranks them by walk mass and the rerank reads the text of the few it keeps.
+    Rows: entity_id, id, corpus_id."""
+    return await conn.fetch(
+        """SELECT m.entity_id, m.chunk_id AS id, m.corpus_id
+           FROM unnest($1::bigint[]) AS e(id)
+           CROSS JOIN LATERAL (
+               SELECT km.entity_id, km.chunk_id, km.corpus_id, count(*) AS mentions FROM kg_entity_mention km
+               WHERE km.entity_id = e.id AND km.corpus_id = ANY($2::uuid[])
+               GROUP BY km.entity_id, km.chunk_id, km.corpus_id
+               ORDER BY count(*) DESC, km.chunk_id LIMIT $3) m
+           ORDER BY m.entity_id, m.mentions DESC, m.chunk_id""",
+        list(entity_ids), list(corpus_ids), limit_per_entity,
+    )
+
+
 async def select_entity_hops(conn: asyncpg.Connection, chunk_ids: Sequence[int], corpus_ids: Sequence[UUID],
                              max_mentions: int, max_chunks: int, embedding=None) -> list[asyncpg.Record]:
     """Chunks sharing a specific entity with the given chunks: the same local entity, or through the canonical
