@@ -41,6 +41,7 @@ def bridge_origins(graph: EntityGraph, seeds: Mapping[int, SeedEntity], max_dept
         adjacency.setdefault(a, set()).add(b)
         adjacency.setdefault(b, set()).add(a)
     best: dict[int, Origin] = {}
+    keys: dict[int, tuple] = {}
     for bridge in graph.bridge_edges:
         source = seeds.get(bridge.source_entity_id)
         budget = max_depth - bridge.hops
@@ -48,7 +49,8 @@ def bridge_origins(graph: EntityGraph, seeds: Mapping[int, SeedEntity], max_dept
             continue
         for entity_id, distance in within(adjacency, bridge.target_entity_id, budget).items():
             origin = Origin(bridge, bridge.hops + distance, source.weight)
-            current = best.get(entity_id)
-            if current is None or origin.sort_key() < current.sort_key():
-                best[entity_id] = origin
+            key = origin.sort_key()
+            current = keys.get(entity_id)
+            if current is None or key < current:
+                best[entity_id], keys[entity_id] = origin, key
     return best
