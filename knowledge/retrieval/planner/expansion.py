@@ -63,7 +63,8 @@ class ExpansionStage:
             top_entities = top_entities[:planner.graph_neighbors_per_hop]
             chunk_rows = await planner_queries.select_chunk_ids_for_entities(conn, top_entities, scope,
                                                                              planner.per_corpus_limit)
-        origins = bridge_origins(graph, state.seed_entities, planner.graph_max_depth)
+        wanted = {r["entity_id"] for r in chunk_rows} | set(state.seed_entities)  # the entities _rank_chunks asks about
+        origins = bridge_origins(graph, state.seed_entities, planner.graph_max_depth, wanted)
         state.expansion = self._rank_chunks(state, walk, origins, chunk_rows)[:planner.pool_cap]
         return self._detail(state, graph, masses, top_entities)
 

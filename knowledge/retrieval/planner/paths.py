@@ -7,7 +7,7 @@ inside that corpus, never longer than ``max_depth`` hops in total.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Collection, Mapping
 
 from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
 from knowledge.retrieval.planner.entity_graph import EntityGraph
@@ -34,8 +34,10 @@ def within(adjacency: Mapping[int, set[int]], start: int, cutoff: int) -> dict[i
     return distance
 
 
-def bridge_origins(graph: EntityGraph, seeds: Mapping[int, SeedEntity], max_depth: int) -> dict[int, Origin]:
-    """The best origin (fewest hops, then most relevant source) of every entity a bridge path reaches."""
+def bridge_origins(graph: EntityGraph, seeds: Mapping[int, SeedEntity], max_depth: int,
+                   wanted: Collection[int] | None = None) -> dict[int, Origin]:
+    """The best origin (fewest hops, then most relevant source) of every entity a bridge path reaches (only of
+    the ``wanted`` ones when given: the expansion asks about the entities of its candidate chunks)."""
     adjacency: dict[int, set[int]] = {}
     for a, b in graph.relation_edges:
         adjacency.setdefault(a, set()).add(b)
@@ -48,6 +50,8 @@ def bridge_origins(graph: EntityGraph, seeds: Mapping[int, SeedEntity], max_dept
         if source is None or not source.primary or budget < 0:
             continue
         for entity_id, distance in within(adjacency, bridge.target_entity_id, budget).items():
+            if wanted is not None and entity_id not in wanted:
+                continue
             origin = Origin(bridge, bridge.hops + distance, source.weight)
             key = origin.sort_key()
             current = keys.get(entity_id)

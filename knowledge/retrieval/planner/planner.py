@@ -1,9 +1,10 @@
 """HybridPlanner: runs the stages in order, times each one, and names the stage that failed.
 
 ``prepare`` embeds the query; ``run`` does the retrieval stages, which the service bounds with the
-whole-pipeline timeout. Entity hops read only the seeds, so they run beside the cross-corpus chain (seed
-entities, bridges, expansion) on a connection of their own; the trace keeps the stages' declared order. The embedding stays outside that bound because in a fresh process (every CLI
+whole-pipeline timeout. The embedding stays outside that bound because in a fresh process (every CLI
 search) it includes loading the model, a one-off cost of seconds that is not retrieval latency.
+Entity hops read only the seeds, so they run beside the cross-corpus chain (seed entities, bridges,
+expansion) on a connection of their own; the trace keeps the stages' declared order.
 """
 from __future__ import annotations
 
