@@ -44,3 +44,22 @@ async def test_reads_see_nothing_outside_the_scope(demo_app):
         assert await gq.select_entities_by_ids(conn, [cobalt], [docs.id, notes.id]) == []
     async with kapp.db.connection() as conn:
         assert await gq.select_mentions_for_chunks(conn, chunk_ids, [notes.id]) == []
+
+
+async def test_chunk_ids_for_entities_are_the_chunks_for_entities_without_their_text(demo_app):
+    from knowledge.db.queries import planner as pq
+
+    kapp, corpora = demo_app
+    docs, notes = corpora["project_docs"], corpora["team_notes"]
+    async with kapp.db.connection() as conn:
+        entities = [r["id"] for r in await conn.fetch(
+            "SELECT id FROM kg_entity WHERE corpus_id = ANY($1::uuid[]) ORDER BY mention_count DESC, id LIMIT 12",
+            [docs.id, notes.id])]
+    async with kapp.db.scoped([docs.id, notes.id]) as conn:
+        full = await gq.select_chunks_for_entities(conn, entities, [docs.id, notes.id], 3)
+        ids = await pq.select_chunk_ids_for_entities(conn, entities, [docs.id, notes.id], 3)
+        only_docs = await pq.select_chunk_ids_for_entities(conn, entities, [docs.id], 3)
+    assert full and [tuple(r) for r in ids] == [(r["entity_id"], r["id"], r["corpus_id"]) for r in full]
+    assert only_docs and {r["corpus_id"] for r in only_docs} == {docs.id}
+    async with kapp.db.scoped([notes.id]) as conn:  # asked for project_docs, may only read team_notes
+        assert await pq.select_chunk_ids_for_entities(conn, entities, [docs.id], 3) == []

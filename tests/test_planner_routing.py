@@ -153,6 +153,19 @@ async def test_graph_neighbors_per_hop_caps_every_hop(demo_app):
     assert detail(wide, "bridges")["count"] > 2
 
 
+async def test_walk_seed_chunks_bounds_where_the_walk_starts_but_not_the_entity_hops(demo_app):
+    kapp, corpora = demo_app
+    requested = ids(corpora, "project_docs", "papers")
+    narrow = await service(kapp, walk_seed_chunks=1).search(AURORA, requested, requested, limit=5)
+    wide = await service(kapp, walk_seed_chunks=20).search(AURORA, requested, requested, limit=5)
+    assert detail(narrow, "seed_entities")["seed_chunks"] == 2  # the best seed of each corpus
+    assert detail(wide, "seed_entities")["seed_chunks"] == 40
+    assert detail(narrow, "seed_entities")["count"] < detail(wide, "seed_entities")["count"]
+    assert detail(narrow, "expansion")["entities"] < detail(wide, "expansion")["entities"]
+    assert detail(narrow, "entity_hops")["sources"] == detail(wide, "entity_hops")["sources"] == 5
+    assert detail(narrow, "seeds")["per_corpus"] == detail(wide, "seeds")["per_corpus"]
+
+
 async def test_ppr_damping_changes_where_the_walk_mass_goes(demo_app):
     kapp, corpora = demo_app
     requested = ids(corpora, "project_docs", "papers")

@@ -170,6 +170,8 @@ async def test_bridge_paths_start_at_primary_evidence_and_respect_depth():
     assert origins[51].hops == 2
     assert 60 not in origins  # its bridge starts at an entity outside primary evidence
     assert 51 not in bridge_origins(graph, seeds, max_depth=1)
+    only = bridge_origins(graph, seeds, max_depth=2, wanted={51})
+    assert set(only) == {51} and only[51] == origins[51]
 
 
 # ---------------------------------------------------------------- personalization

@@ -17,11 +17,14 @@ async def select_relation_facts(conn: asyncpg.Connection, entity_ids: Sequence[i
     """Relations touching the entities whose evidence sentence matches the query's words, best first.
 
     Rows: id, corpus_id, source_entity_id, target_entity_id, relation_type, score (ts_rank_cd).
+    The tsquery is built once (a MATERIALIZED CTE): inlined, the generic plan a prepared statement switches to
+    after five runs rebuilt it from the text for every relation of the seed entities (50-180 ms instead of 5-10).
     """
     return await conn.fetch(
-        """SELECT r.id, r.corpus_id, r.source_entity_id, r.target_entity_id, r.relation_type,
+        """WITH q AS MATERIALIZED (SELECT ne_or_tsquery($3) AS tsq)
+           SELECT r.id, r.corpus_id, r.source_entity_id, r.target_entity_id, r.relation_type,
                   ts_rank_cd(r.evidence_vector, q.tsq, 1)::float8 AS score
-           FROM kg_relation r, (SELECT ne_or_tsquery($3) AS tsq) q
+           FROM kg_relation r, q
            WHERE q.tsq IS NOT NULL AND r.corpus_id = ANY($2::uuid[])
              AND (r.source_entity_id = ANY($1::bigint[]) OR r.target_entity_id = ANY($1::bigint[]))
              AND r.evidence_vector @@ q.tsq
@@ -56,6 +59,24 @@ async def select_entity_neighbours(conn: asyncpg.Connection, entity_ids: Sequenc
                LIMIT $3
            ) nb""",
         list(entity_ids), list(corpus_ids), per_entity_limit, hub_degree_threshold,
+    )
+
+
+async def select_chunk_ids_for_entities(conn: asyncpg.Connection, entity_ids: Sequence[int],
+                                        corpus_ids: Sequence[UUID], limit_per_entity: int) -> list[asyncpg.Record]:
+    """Up to ``limit_per_entity`` chunks mentioning each entity (most mentions of it first), ids only: the graph
+    expansion ranks them by walk mass and the rerank reads the text of the few it keeps.
+    Rows: entity_id, id, corpus_id."""
+    return await conn.fetch(
+        """SELECT m.entity_id, m.chunk_id AS id, m.corpus_id
+           FROM unnest($1::bigint[]) AS e(id)
+           CROSS JOIN LATERAL (
+               SELECT km.entity_id, km.chunk_id, km.corpus_id, count(*) AS mentions FROM kg_entity_mention km
+               WHERE km.entity_id = e.id AND km.corpus_id = ANY($2::uuid[])
+               GROUP BY km.entity_id, km.chunk_id, km.corpus_id
+               ORDER BY count(*) DESC, km.chunk_id LIMIT $3) m
+           ORDER BY m.entity_id, m.mentions DESC, m.chunk_id""",
+        list(entity_ids), list(corpus_ids), limit_per_entity,
     )
 
 

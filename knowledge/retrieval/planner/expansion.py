@@ -13,7 +13,6 @@ from uuid import UUID
 
 from config import Settings
 from knowledge.db.database import Database
-from knowledge.db.queries import graph as graph_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.context import ExpandedChunk, PlanState
 from knowledge.retrieval.planner.entity_graph import EntityGraph, Neighbour, build_entity_graph
@@ -62,9 +61,10 @@ class ExpansionStage:
             masses = {e: walk.mass(e) for e in graph.nodes}
             top_entities = [e for e in sorted(masses, key=lambda e: (-masses[e], e)) if masses[e] > 0]
             top_entities = top_entities[:planner.graph_neighbors_per_hop]
-            chunk_rows = await graph_queries.select_chunks_for_entities(conn, top_entities, scope,
-                                                                        planner.per_corpus_limit)
-        origins = bridge_origins(graph, state.seed_entities, planner.graph_max_depth)
+            chunk_rows = await planner_queries.select_chunk_ids_for_entities(conn, top_entities, scope,
+                                                                             planner.per_corpus_limit)
+        wanted = {r["entity_id"] for r in chunk_rows} | set(state.seed_entities)  # the entities _rank_chunks asks about
+        origins = bridge_origins(graph, state.seed_entities, planner.graph_max_depth, wanted)
         state.expansion = self._rank_chunks(state, walk, origins, chunk_rows)[:planner.pool_cap]
         return self._detail(state, graph, masses, top_entities)
 

@@ -7,9 +7,7 @@ inside that corpus, never longer than ``max_depth`` hops in total.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
-
-import networkx as nx
+from typing import Collection, Mapping
 
 from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
 from knowledge.retrieval.planner.entity_graph import EntityGraph
@@ -25,21 +23,38 @@ class Origin:
         return (self.hops, -self.source_weight, -self.bridge.confidence, self.bridge.canonical_name)
 
 
-def bridge_origins(graph: EntityGraph, seeds: Mapping[int, SeedEntity], max_depth: int) -> dict[int, Origin]:
-    """The best origin (fewest hops, then most relevant source) of every entity a bridge path reaches."""
-    local = nx.Graph()
-    local.add_nodes_from(graph.nodes)
-    local.add_edges_from(graph.relation_edges)
+def within(adjacency: Mapping[int, set[int]], start: int, cutoff: int) -> dict[int, int]:
+    """Entities at most ``cutoff`` relation hops from ``start``, with their distance (breadth first)."""
+    distance = {start: 0}
+    frontier = [start]
+    for depth in range(1, cutoff + 1):
+        frontier = [n for e in frontier for n in adjacency.get(e, ()) if n not in distance]
+        for n in frontier:
+            distance.setdefault(n, depth)
+    return distance
+
+
+def bridge_origins(graph: EntityGraph, seeds: Mapping[int, SeedEntity], max_depth: int,
+                   wanted: Collection[int] | None = None) -> dict[int, Origin]:
+    """The best origin (fewest hops, then most relevant source) of every entity a bridge path reaches (only of
+    the ``wanted`` ones when given: the expansion asks about the entities of its candidate chunks)."""
+    adjacency: dict[int, set[int]] = {}
+    for a, b in graph.relation_edges:
+        adjacency.setdefault(a, set()).add(b)
+        adjacency.setdefault(b, set()).add(a)
     best: dict[int, Origin] = {}
+    keys: dict[int, tuple] = {}
     for bridge in graph.bridge_edges:
         source = seeds.get(bridge.source_entity_id)
         budget = max_depth - bridge.hops
         if source is None or not source.primary or budget < 0:
             continue
-        reached = nx.single_source_shortest_path_length(local, bridge.target_entity_id, cutoff=budget)
-        for entity_id, distance in reached.items():
+        for entity_id, distance in within(adjacency, bridge.target_entity_id, budget).items():
+            if wanted is not None and entity_id not in wanted:
+                continue
             origin = Origin(bridge, bridge.hops + distance, source.weight)
-            current = best.get(entity_id)
-            if current is None or origin.sort_key() < current.sort_key():
-                best[entity_id] = origin
+            key = origin.sort_key()
+            current = keys.get(entity_id)
+            if current is None or key < current:
+                best[entity_id], keys[entity_id] = origin, key
     return best

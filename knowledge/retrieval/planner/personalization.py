@@ -33,8 +33,15 @@ class QueryNames:
     def __init__(self, query: str) -> None:
         self._text = _fold(query)
         self._tokens = f" {' '.join(name_tokens(query))} "
+        self._answers: dict[str, bool] = {}  # an entity comes back once per chunk mentioning it
 
     def names(self, entity_name: str) -> bool:
+        answer = self._answers.get(entity_name)
+        if answer is None:
+            answer = self._answers[entity_name] = self._names(entity_name)
+        return answer
+
+    def _names(self, entity_name: str) -> bool:
         folded = _fold(entity_name).strip()
         if len(folded) < _MIN_NAME_CHARS:
             return False

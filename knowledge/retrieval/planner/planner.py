@@ -3,6 +3,8 @@
 ``prepare`` embeds the query; ``run`` does the retrieval stages, which the service bounds with the
 whole-pipeline timeout. The embedding stays outside that bound because in a fresh process (every CLI
 search) it includes loading the model, a one-off cost of seconds that is not retrieval latency.
+Entity hops read only the seeds, so they run beside the cross-corpus chain (seed entities, bridges,
+expansion) on a connection of their own; the trace keeps the stages' declared order.
 """
 from __future__ import annotations
 
@@ -29,6 +31,10 @@ from knowledge.retrieval.planner.seed_entities import SeedEntityStage
 from knowledge.retrieval.planner.seeds import SeedStage
 from knowledge.retrieval.planner.stage import Stage, StageFailed
 from knowledge.retrieval.results import StageTrace
+
+
+# reads only the seeds: runs beside the graph-only stages instead of after them
+BESIDE_GRAPH_CHAIN = "entity_hops"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,10 +80,34 @@ class HybridPlanner:
         await self._run_stage(self.embed, state)
 
     async def run(self, state: PlanState) -> None:
-        """The retrieval stages; graph stages run only when the request expands."""
-        for stage in self.stages:
-            if not stage.graph_only or state.request.expand:
+        """The retrieval stages; graph stages run only when the request expands. The stage named
+        BESIDE_GRAPH_CHAIN starts with the first graph stage and is awaited before the first stage after them."""
+        stages = [s for s in self.stages if not s.graph_only or state.request.expand]
+        beside = next((s for s in stages if s.name == BESIDE_GRAPH_CHAIN), None)
+        if beside is None or not any(s.graph_only for s in stages[:stages.index(beside)]):
+            for stage in stages:
                 await self._run_stage(stage, state)
+            return
+        side: asyncio.Future | None = None
+        joined = False
+        try:
+            for stage in stages:
+                if stage is beside:
+                    continue
+                if side is None and stage.graph_only:
+                    side = asyncio.ensure_future(self._run_stage(beside, state))
+                elif side is not None and not stage.graph_only and not joined:
+                    joined = True
+                    await side
+                await self._run_stage(stage, state)
+            if side is not None and not joined:
+                await side
+        finally:
+            if side is not None and not side.done():
+                side.cancel()
+                await asyncio.gather(side, return_exceptions=True)
+            order = {s.name: i for i, s in enumerate(self.stages)}
+            state.trace.sort(key=lambda t: order.get(t.stage, -1))
 
     @staticmethod
     async def _run_stage(stage: Stage, state: PlanState) -> None:

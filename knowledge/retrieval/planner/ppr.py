@@ -1,12 +1,13 @@
-"""Personalized PageRank over the entity graph (HippoRAG 2 style): networkx builds the weighted graph, one
-sparse power iteration runs every restart distribution at once (same fixed point as ``networkx.pagerank``,
-with dangling mass sent back to the restart distribution)."""
+"""Personalized PageRank over the entity graph (HippoRAG 2 style): the weighted undirected graph is one sparse
+matrix built straight from the edge list, and one sparse power iteration runs every restart distribution at once
+(same fixed point as ``networkx.pagerank``, with dangling mass sent back to the restart distribution). Building
+a networkx graph first cost more than the walk itself (a third of the expansion stage at 400 seed entities)."""
 from __future__ import annotations
 
 from typing import Hashable, Iterable, Mapping
 
-import networkx as nx
 import numpy as np
+from scipy import sparse
 
 MAX_ITERATIONS = 100
 TOLERANCE = 1.0e-6  # per node, as networkx
@@ -19,17 +20,19 @@ def personalized_pagerank_many(nodes: Iterable[Hashable], edges: Iterable[tuple[
     with probability ``damping`` and otherwise restarts. Distributions without mass on a node give {}."""
     if not 0.0 <= damping < 1.0:
         raise ValueError(f"ppr_damping must be in [0, 1), got {damping}")
-    graph = nx.Graph()
-    graph.add_nodes_from(nodes)
+    order = list(dict.fromkeys(nodes))
+    index = {node: i for i, node in enumerate(order)}
+    rows, cols, weights = [], [], []
     for a, b, weight in edges:
         if a == b or weight <= 0:
             continue
-        if graph.has_edge(a, b):
-            graph[a][b]["weight"] += weight
-        else:
-            graph.add_edge(a, b, weight=weight)
-    order = list(graph.nodes)
-    index = {node: i for i, node in enumerate(order)}
+        for node in (a, b):  # an edge may name a node the node list did not
+            if node not in index:
+                index[node] = len(order)
+                order.append(node)
+        rows += (index[a], index[b])
+        cols += (index[b], index[a])
+        weights += (weight, weight)
     keys, restarts = [], []
     for key, personalization in personalizations.items():
         vector = np.zeros(len(order))
@@ -42,7 +45,9 @@ def personalized_pagerank_many(nodes: Iterable[Hashable], edges: Iterable[tuple[
     results: dict[Hashable, dict[Hashable, float]] = {key: {} for key in personalizations}
     if not keys:
         return results
-    adjacency = nx.to_scipy_sparse_array(graph, nodelist=order, weight="weight", format="csr")
+    size = len(order)
+    adjacency = sparse.csr_array((np.array(weights, dtype=float), (np.array(rows, dtype=np.int64),
+                                  np.array(cols, dtype=np.int64))), shape=(size, size))  # duplicates summed
     out_weight = np.asarray(adjacency.sum(axis=1)).ravel()
     dangling = out_weight == 0
     inverse = np.divide(1.0, out_weight, out=np.zeros_like(out_weight), where=~dangling)

@@ -24,7 +24,8 @@ class SeedEntityStage:
     async def run(self, state: PlanState) -> dict[str, Any]:
         hub_degree = self.settings.linker.canonical_hub_degree_threshold
         effective = state.request.effective
-        seed_by_chunk = {s.chunk_id: s for hits in state.seeds.values() for s in hits}
+        cap = self.settings.planner.walk_seed_chunks
+        seed_by_chunk = {s.chunk_id: s for hits in state.seeds.values() for s in hits if s.rank <= cap}
         primary = state.primary_chunk_ids()
         query_names = QueryNames(state.request.query)
         async with self.db.scoped(effective) as conn:
@@ -56,5 +57,5 @@ class SeedEntityStage:
         for corpus_id in effective:
             mine = sorted((e for e in entities.values() if e.corpus_id == corpus_id), key=lambda e: (-e.weight, e.name))
             per_corpus[corpora[corpus_id].label] = [e.name for e in mine[:_TRACE_TOP]]
-        return {"count": len(entities), "primary": len(primary_entities),
+        return {"seed_chunks": len(seed_by_chunk), "count": len(entities), "primary": len(primary_entities),
                 "hubs_skipped": len(entity_rows) - len(usable), "per_corpus": per_corpus, "facts": matched_facts}
