@@ -11,14 +11,16 @@ from pgvector.asyncpg import register_vector
 from knowledge.db.server import DatabaseUnavailableError
 
 CONNECT_TIMEOUT_SECONDS = 10.0
+# Filtered HNSW scans (corpus_id = ANY(...)) keep scanning until LIMIT rows pass the filter. Sent as startup
+# parameters, so they are the session's defaults: the pool's RESET ALL on every release (a SET would be gone
+# after a connection's first use) brings them back instead of pgvector's ef_search 40 without iterative scan.
+SEARCH_SETTINGS = {"hnsw.iterative_scan": "strict_order", "hnsw.ef_search": "100"}
 
 
 async def _init_connection(conn: asyncpg.Connection) -> None:
     await register_vector(conn)
     for json_type in ("json", "jsonb"):
         await conn.set_type_codec(json_type, encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
-    # Filtered HNSW scans (corpus_id = ANY(...)) keep scanning until LIMIT rows pass the filter.
-    await conn.execute("SET hnsw.iterative_scan = strict_order; SET hnsw.ef_search = 100")
 
 
 async def ensure_vector_extension(dsn: str) -> None:
@@ -48,7 +50,8 @@ async def create_pool(dsn: str, min_size: int = 1, max_size: int = 10) -> asyncp
     await ensure_vector_extension(dsn)
     try:
         return await asyncpg.create_pool(
-            dsn, min_size=min_size, max_size=max_size, init=_init_connection, timeout=CONNECT_TIMEOUT_SECONDS
+            dsn, min_size=min_size, max_size=max_size, init=_init_connection, timeout=CONNECT_TIMEOUT_SECONDS,
+            server_settings=SEARCH_SETTINGS,
         )
     except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         raise DatabaseUnavailableError(f"cannot open a pool to {redact_dsn(dsn)}: {exc}") from exc
@@ -57,7 +60,8 @@ async def create_pool(dsn: str, min_size: int = 1, max_size: int = 10) -> asyncp
 async def create_read_pool(dsn: str, max_size: int = 10, timeout: float = CONNECT_TIMEOUT_SECONDS) -> asyncpg.Pool:
     """A pool on a hot standby: no extension check (a standby is read-only) and no connection up front, so an
     unreachable replica never stops start-up; the replica health check finds it."""
-    pool = asyncpg.create_pool(dsn, min_size=0, max_size=max_size, init=_init_connection, timeout=timeout)
+    pool = asyncpg.create_pool(dsn, min_size=0, max_size=max_size, init=_init_connection, timeout=timeout,
+                               server_settings=SEARCH_SETTINGS)
     return await pool
 
 
