@@ -7,7 +7,7 @@ sources that are gold supporting passages; 0 when nothing is cited) and recall, 
 are each split over three corpora by a hash of the title (as in ``bench.multihop``) and every question
 mentions all three; the demo questions mention their case's two corpora. The model is the offline one, or
 the LiteLlm model named by NE_MODEL. Run: ``negentropy bench answers`` or ``python -m bench.answers
-[--sets musique hotpotqa demo] [--limit-questions N]``.
+[--sets musique hotpotqa demo] [--limit-questions N] [--cache-db]``.
 """
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ import re
 import string
 import time
 import unicodedata
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, AsyncIterator, Sequence
 from uuid import UUID
 
 from google.adk.models.base_llm import BaseLlm
@@ -34,12 +35,14 @@ from agents.negentropy.agent import build_root_agent
 from agents.runtime import bind_knowledge_app
 from bench.harness import console, print_table, scratch_app
 from bench.multihop import REPO_ROOT, RESULTS_DIR, git_commit
-from bench.multihop_ingest import ingest_split
-from bench.multihop_data import corpus_index, load_dataset
+from bench.multihop_data import DatasetSource, MultiHopDataset, corpus_index
+from bench.multihop_ingest import ingested_app
 from cli.demo import build_demo_corpora, load_demo_queries
 from config import get_settings
 from knowledge.app import KnowledgeApp
+from knowledge.corpora import Corpus
 from knowledge.db.queries import chunks as chunk_queries
+from knowledge.embedding import get_embedder
 
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data"
 SETS = ("musique", "hotpotqa", "demo")
@@ -176,13 +179,16 @@ async def evaluate(workspace: Workspace, model: BaseLlm | None) -> dict[str, Any
             "cases": rows}
 
 
-async def dev_workspace(kapp: KnowledgeApp, name: str, files: tuple[Path, Path | None],
-                        limit: int | None) -> Workspace:
-    """A dev set (questions file, corpus file or None = the questions' own paragraphs) split over three corpora;
-    every question mentions all three."""
-    dataset = load_dataset(*files, name=name)
+def load_dev_set(files: tuple[Path, Path | None], limit: int | None) -> MultiHopDataset:
+    """A dev set: questions file, corpus file or None (the questions' own paragraphs); named as bench.multihop
+    names it, so the two benches' cached databases are the same."""
+    dataset = DatasetSource(*files).load()
     dataset.questions = dataset.questions[:limit] if limit else dataset.questions
-    corpora = await ingest_split(kapp, dataset, CORPUS_COUNT)
+    return dataset
+
+
+def dev_workspace(kapp: KnowledgeApp, dataset: MultiHopDataset, corpora: Sequence[Corpus]) -> Workspace:
+    """A dev set split over three corpora (bench.multihop's N = 3 split); every question mentions all three."""
     corpus_of = {p.key: corpora[corpus_index(p.title, CORPUS_COUNT)].name for p in dataset.passages}
     names = tuple(c.name for c in corpora)
     cases = [AnswerCase(q.question, (q.answer, *q.aliases), frozenset(f"{corpus_of[k]}/{k}" for k in q.gold_keys),
@@ -202,6 +208,21 @@ async def demo_workspace(kapp: KnowledgeApp, limit: int | None) -> Workspace:
     return Workspace(kapp, {name: c.id for name, c in corpora.items()}, cases[:limit] if limit else cases)
 
 
+@asynccontextmanager
+async def set_workspace(name: str, dev_sets: dict[str, tuple[Path, Path | None]], limit: int | None,
+                        server_dsn: str | None, cache: bool) -> AsyncIterator[Workspace]:
+    """The set's corpora on their own database; with ``cache`` a dev set's ingested database of an earlier run
+    (bench.multihop --cache-db builds the same one) is reused while ingest code and data are unchanged."""
+    if name == "demo":
+        async with scratch_app(server_dsn=server_dsn) as kapp:
+            yield await demo_workspace(kapp, limit)
+        return
+    dataset = load_dev_set(dev_sets[name], limit)
+    async with ingested_app(dataset, CORPUS_COUNT, embedder=get_embedder(), server_dsn=server_dsn,
+                            cache=cache) as (kapp, corpora):
+        yield dev_workspace(kapp, dataset, corpora)
+
+
 def print_results(results: dict[str, dict[str, Any]], model_name: str) -> None:
     rows = []
     for name, result in results.items():
@@ -218,8 +239,9 @@ def print_results(results: dict[str, dict[str, Any]], model_name: str) -> None:
 
 async def run(sets: Sequence[str], limit_questions: int | None = None, model: BaseLlm | None = None,
               write: bool = True, server_dsn: str | None = None,
-              dev_sets: dict[str, tuple[Path, Path | None]] | None = None) -> dict[str, dict[str, Any]]:
-    """Each set on its own scratch database; ``model`` None = the configured one (offline or NE_MODEL)."""
+              dev_sets: dict[str, tuple[Path, Path | None]] | None = None,
+              cache: bool = False) -> dict[str, dict[str, Any]]:
+    """Each set on its own database; ``model`` None = the configured one (offline or NE_MODEL)."""
     dev_sets = dev_sets if dev_sets is not None else dev_set_files(DEFAULT_DATA)
     settings = get_settings()
     model = model or build_model(settings)
@@ -228,9 +250,7 @@ async def run(sets: Sequence[str], limit_questions: int | None = None, model: Ba
     for name in sets:
         if name != "demo" and name not in dev_sets:
             raise ValueError(f"unknown set {name!r}; choose from {', '.join([*dev_sets, 'demo'])}")
-        async with scratch_app(server_dsn=server_dsn) as kapp:
-            workspace = (await demo_workspace(kapp, limit_questions) if name == "demo"
-                         else await dev_workspace(kapp, name, dev_sets[name], limit_questions))
+        async with set_workspace(name, dev_sets, limit_questions, server_dsn, cache) as workspace:
             results[name] = await evaluate(workspace, model)
     model_name = settings.model or model.model
     print_results(results, model_name)
@@ -249,10 +269,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
     parser.add_argument("--limit-questions", type=int, default=None, help="only the first N questions of each set")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder holding musique/ and hotpotqa/")
+    parser.add_argument("--cache-db", action="store_true",
+                        help="reuse (or keep) the dev sets' ingested databases, as bench multihop --cache-db does")
     args = parser.parse_args(argv)
     if args.limit_questions is not None and args.limit_questions < 1:
         parser.error("--limit-questions must be positive")
-    asyncio.run(run(args.sets, args.limit_questions, dev_sets=dev_set_files(args.data)))
+    asyncio.run(run(args.sets, args.limit_questions, dev_sets=dev_set_files(args.data), cache=args.cache_db))
 
 
 if __name__ == "__main__":

@@ -61,13 +61,15 @@ def latency(sizes: List[int] = typer.Option([1000, 10000, 50000], "--size", help
 def answers(sets: List[str] = typer.Option(["musique", "hotpotqa", "demo"], "--set",
                                            help="musique, hotpotqa or demo (repeat)"),
             limit_questions: Optional[int] = typer.Option(None, help="Only the first N questions of each set"),
-            data: Optional[str] = typer.Option(None, help="Folder holding musique/ and hotpotqa/")) -> None:
+            data: Optional[str] = typer.Option(None, help="Folder holding musique/ and hotpotqa/"),
+            cache_db: bool = typer.Option(False, "--cache-db",
+                                          help="Keep and reuse the dev sets' ingested databases (bench multihop's)")) -> None:
     """The agent's answers (offline model, or NE_MODEL): gold-answer containment, supporting-citation precision /
     recall and ms per turn, against the best sentence of dense top-1."""
     from bench.answers import main
 
     main(["--sets", *sets, *(["--limit-questions", str(limit_questions)] if limit_questions else []),
-          *(["--data", data] if data else [])])
+          *(["--data", data] if data else []), *(["--cache-db"] if cache_db else [])])
 
 
 @bench_app.command("ingest")

@@ -51,6 +51,26 @@ async def test_the_answer_follows_the_bridge_to_the_final_entity(demo, case):
         assert f"(from Corpus: {DEMO_CORPORA[name][0]})" in references
 
 
+WORDINGS = [(question, case) for case in CASES for question in [case["question"], *case["paraphrases"]]]
+
+
+@pytest.mark.parametrize("question, case", WORDINGS, ids=[q[:50] for q, _ in WORDINGS])
+async def test_every_wording_of_a_case_is_answered_with_both_links(demo, question, case):
+    """The paraphrases of demo/queries.json (issue 19): the reply names the final entity and cites the linking
+    document and the bridged one, whatever the wording."""
+    conversation = await start_conversation(build_root_agent())
+    turn = await conversation.send(f"{question} " + " ".join(f"@{name}" for name in case["corpora"]))
+
+    [result] = turn.responses(SEARCH)
+    primary_corpus, primary_uri = case["primary_source"].split("/", 1)
+    linking = _citation_of(result["results"], primary_corpus, primary_uri)
+    answering = _citation_of(result["results"], case["expanded_corpus"], case["expanded_source"].split("/", 1)[1])
+    body = turn.text.split("\n\nReferences:")[0]
+    assert any(answer in body for answer in case["answer_aliases"]), body
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
+    assert {linking, answering} <= cited, body
+
+
 async def test_who_developed_questions_get_the_developer(demo):
     conversation = await start_conversation(build_root_agent())
     turn = await conversation.send("Who developed the Aurora Vector Engine? @project_docs @papers")

@@ -90,6 +90,27 @@ def test_evidence_follows_the_chain_from_the_linking_fact_to_the_final_entity():
     assert all("kitchen" not in e.sentence for e in picked)
 
 
+def test_the_second_link_of_a_bridge_is_kept_when_it_shares_no_question_word():
+    """"built" in the question, "developed" in the answer: the expanded result's sentence about the bridge entity
+    scores under the relevance floor, yet it is the link the retriever followed, so the answer keeps it."""
+    bridge = {"source_corpus_id": "a", "source_corpus_label": "Project Docs", "target_corpus_id": "b",
+              "target_corpus_label": "Research Papers", "via_entity": "Aurora Vector Engine", "hops": 1}
+    results = [
+        _hit(1, "Project Helios depends on the Aurora Vector Engine for its nearest-neighbour lookups.", "Project Docs"),
+        _hit(2, "Google bundles Vertex AI Search with its cloud offering and competes on price for managed vector "
+                "search.", "Project Docs"),
+        _hit(3, "Aurora Vector Engine was developed by Dr. Lin Wei and the storage group at Tsinghua University to "
+                "keep billion-scale embedding collections on commodity flash drives rather than in DRAM.",
+             "Research Papers", "graph_expanded", bridge),
+        _hit(4, "Aurora organizes vectors into log-structured segments, each with its own proximity graph.",
+             "Research Papers", "graph_expanded", {**bridge, "via_entity": "Tsinghua University"}),
+    ]
+    picked = select_evidence("Who built the vector engine that Project Helios uses for nearest-neighbour search?",
+                             results)
+    assert [e.citation_id for e in picked] == [1, 3]
+    assert picked[1].sentence.startswith("Aurora Vector Engine was developed by Dr. Lin Wei")
+
+
 def test_rare_question_words_outweigh_common_ones():
     results = [_hit(1, "Project Helios depends on the Aurora Vector Engine for its lookups.", "Project Docs"),
                _hit(2, "Aurora Vector Engine is open source and keeps its index on SSD.", "Project Docs"),

@@ -5,8 +5,11 @@ a rare one - "developed", a name - says much). Selection is greedy and follows t
 chosen, the question words it covered count less and the names it brings in (the bridge entity of a multi-hop
 question: "the Atlas team picked *Cobalt Systems*") count for the next pick, so the next sentence is the one
 about that entity ("Microsoft acquired Cobalt Systems"). Graph-expanded results reached over a bridge entity
-that a chosen sentence names get a bonus: that is the evidence only the cross-corpus bridge found. The answer
-leads with the linking fact.
+that a chosen sentence names get a bonus: that is the evidence only the cross-corpus bridge found, and once a
+chosen sentence names a bridge entity, the expanded result's sentence about that entity is taken even when it
+shares too few of the question's words to pass the relevance floor ("Who built the vector engine ...?" against
+"... was developed by ..."): it is the second link of the chain the retriever followed. The answer leads with the
+linking fact.
 """
 from __future__ import annotations
 
@@ -61,6 +64,11 @@ class _Chain:
         if candidate.graph_expanded and candidate.via and candidate.via <= self.named:
             score *= BRIDGE_BONUS
         return score + RANK_PRIOR / (candidate.rank + 1)
+
+    def completes_bridge(self, candidate: _Candidate) -> bool:
+        """A sentence of a graph-expanded result about its bridge entity, which a chosen sentence names."""
+        return candidate.graph_expanded and bool(candidate.via) and candidate.via <= self.named \
+            and candidate.via <= candidate.words
 
     def take(self, candidate: _Candidate, asked: set[str]) -> None:
         for word in candidate.words & self.focus.keys():
@@ -133,7 +141,12 @@ def select_evidence(query: str, results: list[dict[str, Any]], limit: int = MAX_
         best = max(pool, key=chain.gain, default=None)
         gain = chain.gain(best) if best is not None else 0.0
         if best is None or gain <= 0.0 or (chosen and gain < RELEVANCE_FLOOR * scores[chosen[0]]):
-            break
+            completed = {c.citation_id for c in chosen if c.graph_expanded}
+            best = max((c for c in pool if chain.completes_bridge(c) and c.citation_id not in completed),
+                       key=chain.gain, default=None)
+            gain = chain.gain(best) if best is not None else 0.0
+            if best is None or gain <= 0.0:
+                break
         chosen.append(best)
         scores[best] = gain
         per_source[best.citation_id] = per_source.get(best.citation_id, 0) + 1

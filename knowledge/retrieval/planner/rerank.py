@@ -7,12 +7,15 @@ the best primary chunks it shares a specific entity with, discounted by how many
 blends relevance (plus support) with the (max-normalised) RRF score. Graph-expanded evidence,
 by design, shares little with the question, so it gets reserved slots instead of competing on cosine alone.
 Evidence is graph-expanded when a bridge path from primary evidence of another corpus reaches it and a
-direct search of its own corpus would not show it within the requested limit.
+direct search of its own corpus would not show it within the requested limit. The reserved slots go first to
+the strongest bridge: a chunk that names a specific entity one of the best chunks of another corpus names
+(``bridge`` support), even when its own corpus ranks it among its first seeds, since with several corpora
+searched a corpus's fourth or fifth seed rarely makes the merged results on cosine alone.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
 from uuid import UUID
 
 import numpy as np
@@ -22,7 +25,7 @@ from knowledge import offload
 from knowledge.db.database import Database
 from knowledge.db.queries import chunks as chunk_queries
 from knowledge.retrieval.citations import assign_citations
-from knowledge.retrieval.planner.context import Candidate, PlanState
+from knowledge.retrieval.planner.context import Candidate, EntityHop, PlanState
 from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder
 from knowledge.retrieval.planner.entity_hops import hop_support, linked_weights, ppr_support
 from knowledge.retrieval.results import SearchHit
@@ -39,6 +42,19 @@ class Scored:
     support: float
     score: float
     expanded: bool
+    bridge: float = 0.0  # hop support over entity hops from a best chunk of another corpus only
+
+    @property
+    def bridged(self) -> bool:
+        """Eligible for the reserved slots: reached by the expansion walk, or by a cross-corpus entity hop."""
+        return self.expanded or self.bridge > 0
+
+
+def bridge_support(hops: Sequence[EntityHop], source_weights: Mapping[int, float], specificity: float,
+                   query_weight: float = 0.0) -> float:
+    """The hop support that crosses corpora: a specific entity named by a best chunk of another corpus (the
+    bridge of a multi-hop question whose second hop sits in another corpus than its first)."""
+    return hop_support([h for h in hops if h.crosses_corpora], source_weights, specificity, query_weight)
 
 
 def reserved_slots(limit: int, expanded_available: int) -> int:
@@ -49,21 +65,24 @@ def reserved_slots(limit: int, expanded_available: int) -> int:
 
 
 def select_results(scored: list[Scored], limit: int, mentioned: set[UUID], dense_keep: int = 0) -> list[Scored]:
-    """The ``limit`` best by score, except that the reserved slots go to graph-expanded evidence (first in the
-    mentioned corpora, then by the walk mass the other corpora send it), and the ``dense_keep`` most relevant
-    seeds come first whatever the graph adds: a strong first-stage hit is never displaced."""
-    reserved = reserved_slots(limit, sum(1 for s in scored if s.expanded))
+    """The ``limit`` best by score, except that the reserved slots go to bridged evidence (first in the mentioned
+    corpora, then by the strongest cross-corpus entity hop, then by the walk mass the other corpora send it; a
+    seed taken there is shown as graph-expanded), and the ``dense_keep`` most relevant seeds come first whatever
+    the graph adds: a strong first-stage hit is never displaced."""
+    reserved = reserved_slots(limit, sum(1 for s in scored if s.bridged))
     protected = sorted((s for s in scored if s.candidate.seed_rank is not None),
                        key=lambda s: (-s.relevance, s.candidate.chunk_id))[:min(dense_keep, limit - reserved)]
     protected_ids = {s.candidate.chunk_id for s in protected}
     rest = [s for s in scored if s.candidate.chunk_id not in protected_ids]
     ordered = sorted(rest, key=lambda s: (-s.score, s.candidate.chunk_id))
-    expanded = sorted((s for s in rest if s.expanded),
-                      key=lambda s: (s.candidate.corpus_id not in mentioned, -s.candidate.expansion_score, -s.score,
-                                     s.candidate.chunk_id))
-    keep = expanded[:min(reserved_slots(limit, len(expanded)), limit - len(protected))]
-    kept_ids = {s.candidate.chunk_id for s in keep}
-    keep += [s for s in ordered if s.candidate.chunk_id not in kept_ids][:limit - len(protected) - len(keep)]
+    bridged = sorted((s for s in rest if s.bridged),
+                     key=lambda s: (s.candidate.corpus_id not in mentioned, -s.bridge, -s.candidate.expansion_score,
+                                    -s.score, s.candidate.chunk_id))
+    reserved_picks = [replace(s, expanded=True) for s in
+                      bridged[:min(reserved_slots(limit, len(bridged)), limit - len(protected))]]
+    kept_ids = {s.candidate.chunk_id for s in reserved_picks}
+    keep = reserved_picks + [s for s in ordered if s.candidate.chunk_id not in kept_ids][
+        :limit - len(protected) - len(reserved_picks)]
     keep = cover_every_corpus(protected, keep, rest, mentioned, limit)
     return protected + sorted(keep, key=lambda s: (-s.score, s.candidate.chunk_id))
 
@@ -99,20 +118,23 @@ class RerankStage:
         self.settings = settings
 
     def _support(self, pool: list[tuple[Candidate, Any, bool]], relevance: np.ndarray,
-                 primary: set[int]) -> np.ndarray:
-        """Entity-hop support of each pooled chunk from the ``entity_hop_sources`` most relevant primary ones."""
+                 primary: set[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Entity-hop support of each pooled chunk from the ``entity_hop_sources`` most relevant primary ones, and
+        the part of it that crosses corpora (the bridge strength the reserved slots are ranked by)."""
         if not any(c.hops for c, _, _ in pool):
-            return np.zeros(len(pool))
+            return np.zeros(len(pool)), np.zeros(len(pool))
         ranked = sorted(((float(rel), c.chunk_id) for (c, _, _), rel in zip(pool, relevance)
                          if c.chunk_id in primary), reverse=True)
         sources = {chunk_id: rel for rel, chunk_id in ranked[:self.settings.entity_hop_sources]}
         hops = {c.chunk_id: c.hops for c, _, _ in pool if c.hops}
         sources |= linked_weights(hops)
+        specificity, query_weight = self.settings.entity_hop_specificity, self.settings.entity_hop_query_weight
+        bridge = np.array([bridge_support(c.hops, sources, specificity, query_weight) for c, _, _ in pool])
         if self.settings.hop_ppr:
             mass = ppr_support(hops, sources, self.settings.ppr_damping)
-            return np.array([mass.get(c.chunk_id, 0.0) if c.chunk_id not in sources else 0.0 for c, _, _ in pool])
-        return np.array([hop_support(c.hops, sources, self.settings.entity_hop_specificity,
-                                     self.settings.entity_hop_query_weight) for c, _, _ in pool])
+            return np.array([mass.get(c.chunk_id, 0.0) if c.chunk_id not in sources else 0.0
+                             for c, _, _ in pool]), bridge
+        return np.array([hop_support(c.hops, sources, specificity, query_weight) for c, _, _ in pool]), bridge
 
     async def _relevance(self, state: PlanState, rows: list) -> tuple[np.ndarray, str]:
         if self.cross_encoder.available:
@@ -145,17 +167,18 @@ class RerankStage:
             state.hits = []
             return {"method": "none", "pool": 0, "reserved_for_expanded": 0, "expanded_in_results": 0}
         relevance, method = await self._relevance(state, [row for _, row, _ in pool])
-        support = self._support(pool, relevance, primary)
+        support, bridge = self._support(pool, relevance, primary)
         top_rrf = max(c.rrf for c, _, _ in pool)
         weight, hop_weight = self.settings.rerank_relevance_weight, self.settings.entity_hop_weight
         scored = [Scored(c, row, float(rel), float(sup),
-                         weight * (float(rel) + hop_weight * float(sup)) + (1 - weight) * c.rrf / top_rrf, expanded)
-                  for (c, row, expanded), rel, sup in zip(pool, relevance, support)]
+                         weight * (float(rel) + hop_weight * float(sup)) + (1 - weight) * c.rrf / top_rrf, expanded,
+                         float(bri))
+                  for (c, row, expanded), rel, sup, bri in zip(pool, relevance, support, bridge)]
         selected = select_results(scored, request.limit, effective, self.settings.dense_keep)
         state.hits = assign_citations([self._hit(state, s) for s in selected])
         return {"method": method, "pool": len(pool), "with_hop_support": int(np.count_nonzero(support)),
                 "dense_keep": self.settings.dense_keep,
-                "reserved_for_expanded": reserved_slots(request.limit, sum(1 for s in scored if s.expanded)),
+                "reserved_for_expanded": reserved_slots(request.limit, sum(1 for s in scored if s.bridged)),
                 "expanded_in_results": sum(1 for s in selected if s.expanded)}
 
     def _hit(self, state: PlanState, scored: Scored) -> SearchHit:
