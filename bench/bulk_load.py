@@ -3,9 +3,10 @@
 The first ``pipeline_chunks`` texts of each corpus go through the normal ingest pipeline (embeddings, graph
 extraction, canonical linking), so the planner's graph stages have a real graph to walk. The rest of each corpus
 is **bulk-loaded**: the same synthetic sentences, written straight into ``knowledge`` through the same insert
-query, with the HNSW and GIN indexes dropped during the load and rebuilt after it (as a restore would). Bulk
-rows get the embedding of one of ``distinct_vectors`` embedded texts plus a little Gaussian noise, so the vector
-space has the clustered shape of real text instead of uniform noise; they are not in the graph.
+query (whose trigger fills the narrow full-text table of migration 015), with the HNSW and GIN indexes dropped
+during the load and rebuilt after it (as a restore would). Bulk rows get the embedding of one of
+``distinct_vectors`` embedded texts plus a little Gaussian noise, so the vector space has the clustered shape of
+real text instead of uniform noise; they are not in the graph.
 """
 from __future__ import annotations
 
@@ -24,10 +25,12 @@ from knowledge.ingest.segmentation import search_text_for
 
 BATCH = 2000
 NOISE = 0.04
-INDEXES = {  # the definitions of migration 001
+INDEXES = {  # the definitions of migrations 001 / 009 / 015
     "knowledge_embedding_hnsw": "CREATE INDEX knowledge_embedding_hnsw ON knowledge "
                                 "USING hnsw (embedding vector_cosine_ops)",
     "knowledge_search_gin": "CREATE INDEX knowledge_search_gin ON knowledge USING gin (search_vector)",
+    "knowledge_keyword_search_gin": "CREATE INDEX knowledge_keyword_search_gin ON knowledge_keyword "
+                                    "USING gin (search_vector)",
 }
 
 
@@ -76,7 +79,7 @@ async def _bulk_rows(kapp: KnowledgeApp, corpora: Sequence[Corpus], texts: Seque
         await conn.execute("SET maintenance_work_mem = '512MB'")
         for statement in INDEXES.values():
             await conn.execute(statement)
-        await conn.execute("ANALYZE knowledge")
+        await conn.execute("ANALYZE knowledge; ANALYZE knowledge_keyword")
 
 
 def _row(corpus: Corpus, text: str, vector: np.ndarray) -> q.ChunkRow:

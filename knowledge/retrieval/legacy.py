@@ -33,15 +33,16 @@ async def legacy_search(db: Database, query_embedding: np.ndarray, query: str, c
     scope = effective_scope(corpus_ids, accessible_corpus_ids)
     if scope.is_empty or not query.strip():
         return []
-    corpora = await corpora_by_id(db, scope.effective)
 
     async def search(corpus_id: UUID) -> list:
         async with db.scoped(scope.effective) as conn:
             return await q.hybrid_search(conn, query_embedding, query, [corpus_id], limit)
 
-    # one connection per corpus, in parallel: the corpora share the cores (the planner's seeds do the same)
-    per_corpus = await asyncio.gather(*(search(c) for c in scope.effective if c in corpora))
-    rows = [row for corpus_rows in per_corpus for row in corpus_rows]
+    # one connection per corpus, in parallel: the corpora share the cores (the planner's seeds do the same); the
+    # corpus lookup runs beside them (rows of a corpus it does not know are dropped below)
+    corpora, *per_corpus = await asyncio.gather(corpora_by_id(db, scope.effective),
+                                                *(search(c) for c in scope.effective))
+    rows = [row for corpus_rows in per_corpus for row in corpus_rows if row["corpus_id"] in corpora]
     hits = [hit_from_record(row, corpora[row["corpus_id"]], semantic=row["semantic_score"], keyword=row["keyword_score"])
             for row in rows]
     hits.sort(key=lambda h: (-h.score, h.chunk_id))
