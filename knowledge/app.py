@@ -60,7 +60,8 @@ class KnowledgeApp:
                                        post_ingest=[IngestStage("graph", self._after_ingest),
                                                     IngestStage("canonical links", self.canonical.after_ingest),
                                                     IngestStage("caches", self._after_graph_update)],
-                                       progress=self.progress, chunk_analyzer=self.graph.analyze_chunks)
+                                       progress=self.progress, chunk_analyzer=self.graph.analyze_chunks,
+                                       while_embedding=self.graph.add_stored)
         # permission views, Context Router and knowledge cards over the workspace topology (DESIGN.md 8)
         self.access = AccessResolver(self.corpora, partial(load_topology, self.settings.topology_path),
                                      self.settings.operator_users)
