@@ -124,7 +124,9 @@ class OffloadSettings(BaseModel):
     # waits for any embedding, extraction or Leiden run of the process
     on_loop: bool = False
     interactive_workers: int = 2
-    bulk_workers: int = 1
+    # two: an ingest's graph work on stored chunks (extraction, merge planning) runs beside the model embedding
+    # the next batch instead of waiting behind it
+    bulk_workers: int = 2
 
 
 class ApprovalPolicy(str, Enum):

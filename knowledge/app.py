@@ -60,7 +60,8 @@ class KnowledgeApp:
                                        post_ingest=[IngestStage("graph", self._after_ingest),
                                                     IngestStage("canonical links", self.canonical.after_ingest),
                                                     IngestStage("caches", self._after_graph_update)],
-                                       progress=self.progress, chunk_analyzer=self.graph.analyze_chunks)
+                                       progress=self.progress, chunk_analyzer=self.graph.analyze_chunks,
+                                       while_embedding=self._while_embedding)
         # permission views, Context Router and knowledge cards over the workspace topology (DESIGN.md 8)
         self.access = AccessResolver(self.corpora, partial(load_topology, self.settings.topology_path),
                                      self.settings.operator_users)
@@ -92,6 +93,12 @@ class KnowledgeApp:
     async def _after_ingest(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
         self.query_cache.clear()
         await self.graph.on_ingest(corpus, new_chunks)
+
+    async def _while_embedding(self, corpus: Corpus, stored: list[NewChunk]) -> None:
+        # the graph and canonical links of the chunks stored so far, while the model embeds the rest; the
+        # post-ingest stages then only have the last batch, the communities and the final cache clear left
+        await self.graph.add_stored(corpus, stored)
+        await self.canonical.after_ingest(corpus, [])
 
     async def _after_graph_update(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
         # last step: entity neighbourhoods and canonical bridges are only final once linking is done

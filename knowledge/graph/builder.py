@@ -81,11 +81,7 @@ class GraphBuilder:
         report = GraphBuildReport(corpus=corpus.name)
         async with self.db.connection() as conn:
             pending = await gq.select_unextracted_chunk_ids(conn, corpus.id)
-        known = {c.id: c.content for c in known_chunks if c.corpus_id == corpus.id}
-        analyses = {c.id: c.analysis for c in known_chunks
-                    if c.corpus_id == corpus.id and isinstance(c.analysis, ChunkAnalysis)}
-        for start in range(0, len(pending), BATCH_CHUNKS):
-            await self._add_batch(corpus, pending[start:start + BATCH_CHUNKS], known, analyses, report)
+        await self._add_chunks(corpus, pending, known_chunks, report)
         if report.chunks or (not pending and await self._communities_stale(corpus)):
             with graph_build_seconds.labels(stage="communities").time(), \
                     ingest_stage_seconds.labels(stage="leiden").time():
@@ -96,6 +92,20 @@ class GraphBuilder:
             report.communities, report.community_levels = communities.communities, communities.levels
         report.seconds = time.perf_counter() - started
         return report
+
+    async def add_stored(self, corpus: Corpus, chunks: list[NewChunk]) -> None:
+        """Chunks an ingest stored while it embeds the rest join the graph now (entities, relations, mentions);
+        communities wait for ``update`` at the end of the ingest, which also takes up anything left here."""
+        await self._add_chunks(corpus, [c.id for c in chunks if c.corpus_id == corpus.id], chunks,
+                               GraphBuildReport(corpus=corpus.name))
+
+    async def _add_chunks(self, corpus: Corpus, chunk_ids: list[int], known_chunks: Sequence[NewChunk],
+                          report: GraphBuildReport) -> None:
+        known = {c.id: c.content for c in known_chunks if c.corpus_id == corpus.id}
+        analyses = {c.id: c.analysis for c in known_chunks
+                    if c.corpus_id == corpus.id and isinstance(c.analysis, ChunkAnalysis)}
+        for start in range(0, len(chunk_ids), BATCH_CHUNKS):
+            await self._add_batch(corpus, chunk_ids[start:start + BATCH_CHUNKS], known, analyses, report)
 
     async def rebuild(self, corpus: Corpus) -> GraphBuildReport:
         """Clear the corpus graph and extract it again from all of its chunks."""

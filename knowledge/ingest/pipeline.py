@@ -55,6 +55,11 @@ ChunkAnalyzer = Callable[[Sequence[str], Sequence[TokenVectors]], Sequence[objec
 # A step run after new chunks land in a corpus (graph extraction, canonical linking, cache invalidation).
 PostIngestStep = Callable[[Corpus, list[NewChunk]], Awaitable[None]]
 
+# Called with chunks already stored while the model embeds the next batch (the graph step extracting them), so
+# the database and the Python stages work while the model does. What it leaves undone, or fails to do, the
+# post-ingest stages still finish: it must be safe to skip.
+StoredChunksStep = Callable[[Corpus, list[NewChunk]], Awaitable[None]]
+
 
 @dataclass(frozen=True)
 class IngestStage:
@@ -117,11 +122,13 @@ def storable(document: Document) -> tuple[Document, int]:
 
 class IngestPipeline:
     def __init__(self, db: Database, embedder: Embedder, post_ingest: Sequence[IngestStage] = (),
-                 progress: ProgressMode | bool = True, chunk_analyzer: ChunkAnalyzer | None = None) -> None:
+                 progress: ProgressMode | bool = True, chunk_analyzer: ChunkAnalyzer | None = None,
+                 while_embedding: StoredChunksStep | None = None) -> None:
         self.db = db
         self.embedder = embedder
         self.chunk_analyzer = chunk_analyzer if isinstance(embedder, TokenEmbedder) else None
         self.post_ingest = list(post_ingest)
+        self.while_embedding = while_embedding
         self.progress = ProgressMode.of(progress)
         self.settings = db.settings
 
@@ -221,26 +228,32 @@ class IngestPipeline:
         parts = [rows[start:start + batch] for start in range(0, len(rows), batch)]
         inserted: list[NewChunk] = []
         refused = 0
+        overlap = _StoredChunksOverlap(corpus, self.while_embedding)
         # the model embeds the next batch while the database stores this one
         upcoming = asyncio.ensure_future(self._embed(parts[0])) if parts else None
         with progress_bar(self.progress, len(rows), f"embedding {corpus.name}", "chunk", min_total=200) as bar:
-            for index in range(len(parts)):
-                assert upcoming is not None
-                part, analyses = await upcoming
-                upcoming = asyncio.ensure_future(self._embed(parts[index + 1])) if index + 1 < len(parts) else None
-                try:
+            try:
+                for index in range(len(parts)):
+                    assert upcoming is not None
+                    part, analyses = await upcoming
+                    upcoming = asyncio.ensure_future(self._embed(parts[index + 1])) if index + 1 < len(parts) else None
                     with ingest_stage_seconds.labels(stage="sql").time():
                         try:
                             stored = await self._insert(corpus, part)
                         except _DOCUMENT_REFUSALS:
                             stored = await self._insert_by_document(corpus, part, report)
                             refused += len(part) - len(stored)
-                        inserted.extend(replace(c, analysis=analyses.get(c.content)) for c in stored)
-                except BaseException:
-                    if upcoming is not None:
-                        upcoming.cancel()
-                    raise
-                bar.update(len(part))
+                    stored = [replace(c, analysis=analyses.get(c.content)) for c in stored]
+                    inserted.extend(stored)
+                    if upcoming is not None:  # only while there is a next batch to embed
+                        overlap.add(stored)
+                    bar.update(len(part))
+            except BaseException:
+                if upcoming is not None:
+                    upcoming.cancel()
+                overlap.cancel()
+                raise
+        await overlap.finish()
         logger.info("ingested %d new chunks into %s", len(inserted), corpus.name)
         return inserted, refused
 
@@ -283,6 +296,42 @@ class IngestPipeline:
                 logger.warning("the database refused %s: %s", source_uri, exc)
                 report.errors.append(LoadError(source_uri, f"not stored: {exc}"))
         return inserted
+
+
+class _StoredChunksOverlap:
+    """Runs the pipeline's ``while_embedding`` step in the background on the chunks stored so far, one run at a
+    time: what is stored while a run is busy waits for the next one, and what is left at the end is the
+    post-ingest stages' (so a small ingest of one embedding batch never starts it)."""
+
+    def __init__(self, corpus: Corpus, step: StoredChunksStep | None) -> None:
+        self.corpus = corpus
+        self.step = step
+        self.waiting: list[NewChunk] = []
+        self.running: asyncio.Task | None = None
+
+    def add(self, chunks: list[NewChunk]) -> None:
+        if self.step is None:
+            return
+        self.waiting.extend(chunks)
+        if self.waiting and (self.running is None or self.running.done()):
+            self._settle()
+            self.running = asyncio.ensure_future(self.step(self.corpus, self.waiting))
+            self.waiting = []
+
+    def cancel(self) -> None:
+        if self.running is not None:
+            self.running.cancel()
+
+    async def finish(self) -> None:
+        if self.running is not None:
+            await asyncio.wait([self.running])
+            self._settle()
+
+    def _settle(self) -> None:
+        if self.running is not None and not self.running.cancelled() and self.running.exception() is not None:
+            # the chunks are stored and not marked extracted: the post-ingest graph stage takes them up again
+            logger.warning("graph work during embedding failed; the post-ingest stages redo it",
+                           exc_info=self.running.exception())
 
 
 def removed_notice(removed: int) -> str:
