@@ -29,6 +29,9 @@ _HYPHEN_TAIL_RE = re.compile(r"(.+?)-([a-z]+)")
 _DOTTED_RE = re.compile(r"[A-Z](?:\.[A-Z])+")
 _SCORE_AFTER_RE = re.compile(r"\s*(?:[-–—:]|to)\s*\d|\s+(?:points?|goals?|wins?|votes?|seats?|medals?)\b")
 _YEAR_BEFORE_RE = re.compile(r"(?<![\w.,])(1[5-9]\d\d|20\d\d) $")
+# a number that is a day of a date or a coordinate, not a version: "Suriname 4 July 1995", "37°32′N 77°28′W"
+_DATE_OR_DEGREE_AFTER_RE = re.compile(
+    r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|\s*[°′″]")
 
 
 class _DocContext:
@@ -119,11 +122,34 @@ class OfflineExtractor:
             parts = [i]
             end = te
             legal = False
+            cut: tuple[int, int] | None = None
             j = i
             while j + 1 < n:
                 nxt_s, nxt_e, nxt = toks[j + 1]
                 gap = text[toks[j][1]:nxt_s]
                 cur = toks[j][2]
+                nick = _NICKNAME_RE.match(text, toks[j][1]) if len(parts) == 1 and cut is None else None
+                if nick and NAME_WORD_RE.fullmatch(cur) and cur.lower() not in P.STOPWORDS:
+                    k = next((k for k in range(j + 1, min(n, j + 8)) if toks[k][0] == nick.end()), None)
+                    if k is not None and NAME_WORD_RE.fullmatch(toks[k][2]) and toks[k][2].lower() not in P.STOPWORDS:
+                        parts.append(k)                              # 'Samuel "Sam" Schultz' is Samuel Schultz
+                        cut = (toks[j][1], toks[k][0])
+                        end = toks[k][1]
+                        j = k
+                        continue
+                if gap == " " and nxt == "the" and len(parts) == 1 and j + 2 < n \
+                        and _epithet_follows(text, toks, j, cur):
+                    parts.extend((j + 1, j + 2))                     # "Edward the Confessor", "Pliny the Elder"
+                    end = toks[j + 2][1]
+                    j += 2
+                    break
+                if gap in ("'", "’") and nxt == "s" and toks[parts[0]][2].lower() in _SAINT_WORDS and j + 2 < n \
+                        and text[nxt_e:toks[j + 2][0]] == " " and is_cap(toks[j + 2][2]) \
+                        and toks[j + 2][2].lower() not in P.STOPWORDS:
+                    parts.extend((j + 1, j + 2))                     # "St Paul's Cathedral", "St. Mary's City"
+                    end = toks[j + 2][1]
+                    j += 2
+                    continue
                 if gap in (" ", ", ", ",  ") and nxt.lower() in P.LEGAL_SUFFIXES and nxt[0].isupper():
                     parts.append(j + 1)
                     end = nxt_e + (1 if nxt.lower() in P.LEGAL_ABBREV and text[nxt_e:nxt_e + 1] == "." else 0)
@@ -151,6 +177,11 @@ class OfflineExtractor:
                     end = nxt_e
                     j += 1
                     break
+                if gap == " - " and _spaced_hyphen_joins(toks, parts, nxt):
+                    parts.append(j + 1)                              # "Zeta - Jones", "Kim Jong - un"
+                    end = nxt_e
+                    j += 1
+                    continue
                 if gap not in (" ", "  "):
                     if gap.strip() == "&" and len(gap) <= 3 and cur.lower() in P.OF_HEADS and is_cap(nxt):
                         parts.append(j + 1)
@@ -183,13 +214,14 @@ class OfflineExtractor:
                     j += 2
                     continue
                 if P.VERSION_RE.fullmatch(nxt) and cur.lower() not in P.STOPWORDS and not cur.isdigit() \
-                        and not _SCORE_AFTER_RE.match(text, nxt_e) and normalize_name(cur) not in P.PLACE_GAZ:
+                        and len(cur) > 1 and not _SCORE_AFTER_RE.match(text, nxt_e) \
+                        and not _DATE_OR_DEGREE_AFTER_RE.match(text, nxt_e) and normalize_name(cur) not in P.PLACE_GAZ:
                     parts.append(j + 1)
                     end = nxt_e
                     j += 1
                 break
             i = j + 1
-            self._emit_sequence(text, toks, parts, end, legal, ctx, out)
+            self._emit_sequence(text, toks, parts, end, legal, ctx, out, cut)
         # lowercase food words ("we baked an apple pie")
         food_hits = [m for m in P.FOOD_RE.finditer(text, s, e) if m.group().islower()]
         if food_hits and (food_ctx or len(food_hits) >= 2):
@@ -203,7 +235,7 @@ class OfflineExtractor:
             out.append(Candidate(m.start(1), m.end(1), surface, normalize_name(surface), type_votes(CONCEPT=4), 2, si))
 
     def _emit_sequence(self, text: str, toks: list, parts: list[int], end: int, legal: bool,
-                       ctx: "_SentenceContext", out: list[Candidate]) -> None:
+                       ctx: "_SentenceContext", out: list[Candidate], cut: tuple[int, int] | None = None) -> None:
         title = False
         orig_last = parts[-1]
         initials, doc, si = ctx.initials, ctx.doc, ctx.si
@@ -216,12 +248,16 @@ class OfflineExtractor:
             rest = len(parts) > 1
             if low in P.TITLES and rest and not _legal_suffix_only(toks, parts[1:]):
                 title = True
+                if low.rstrip(".") in _HONORIFICS and len(parts) == 2 and toks[parts[1]][2].lower() not in P.FIRST_NAMES \
+                        and NAME_WORD_RE.fullmatch(toks[parts[1]][2]):
+                    break                                   # "Mrs. Medlock", "Lord Dalhousie": a surname alone
                 parts = parts[1:]
                 initial = bool(parts) and parts[0] in initials
                 continue
             if (low in P.STOPWORDS or (low in P.CONNECTORS and not (w[0].isupper() and low in P.NAME_PARTICLES
                                                                     and rest))) and not cased_known(w) \
-                    and not (rest and _season_name(w, toks, parts[0])):
+                    and not (rest and _season_name(w, toks, parts[0])) \
+                    and not (rest and low in _ORDINALS and toks[parts[-1]][2].lower() in _ORDINAL_NAME_HEADS):
                 parts = parts[1:]
                 initial = bool(parts) and parts[0] in initials
                 continue
@@ -322,9 +358,13 @@ class OfflineExtractor:
                     return                                           # "Steps", "Rollback", "Purpose"
             if w.isdigit() or P.QUARTER_RE.fullmatch(w):
                 return
+            if not strong and low in doc.lower_words:
+                return                                               # "the current Constitution" / "constitution"
         elif len(words) >= 3 and all(x.isupper() for x in words) and any(len(x) > 4 for x in words):
             return                                                   # shouted heading
-        surface = text[start:end]
+        surface = text[start:end] if cut is None or not start < cut[0] < cut[1] < end \
+            else f"{text[start:cut[0]]} {text[cut[1]:end]}"
+        surface = surface.replace(" - ", "-")                        # hyphens spaced apart in the source text
         key = normalize_name(surface)
         if not key or key.isdigit():
             return
@@ -352,7 +392,7 @@ class OfflineExtractor:
         elif key in FOOD_KEYS and not votes and ctx.food_ctx:
             out.append(Candidate(start, end, surface, "food:" + singular(key), type_votes(FOOD=5), 2, si))
             return
-        out.append(Candidate(start, end, surface, key, votes, 2, si))
+        out.append(Candidate(start, end, surface, key, votes, 3 if cut else 2, si))
 
     # ---------------------------------------------------------------- quoted terms
     def _quoted(self, text: str, s: int, e: int, si: int, out: list[Candidate]) -> None:
@@ -444,6 +484,13 @@ class OfflineExtractor:
 
 
 _SEASONS = frozenset(["spring", "summer", "autumn", "fall", "winter"])
+_HONORIFICS = frozenset(["mr", "mrs", "ms", "miss", "mx", "lord", "lady", "sir", "dame", "judge"])
+_SAINT_WORDS = frozenset(["st", "saint", "ste"])
+# "the First World War", "the Second Sino-Japanese War": an ordinal inside the name of an event
+_ORDINALS = frozenset(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
+_ORDINAL_NAME_HEADS = P.EVENT_HEADS | P.NATIONAL_NAME_HEADS
+# a nickname between a first name and the surname: Samuel "Sam" Schultz, Raymond ``Ray ''Velcoro, Ronald ("Ron")
+_NICKNAME_RE = re.compile(r"""\s+\(?\s*(?:"|``|“|')\s*[A-Z][\w.-]*(?: [A-Z][\w.-]*)?\s*(?:"|''|”|')\s*\)?\s*(?=[A-Z])""")
 _PRONOUN_I_AFTER_RE = re.compile(r"\s+(?:am|was|have|had|will|would|think|thought|do|did|can|could|went|said|"
                                  r"know|knew|love|feel|felt|want|need|see|saw|hope|guess|believe|also|really)\b")
 
@@ -454,6 +501,26 @@ def _of_head(word: str) -> bool:
     low = word.lower()
     return not (low in P.FIRST_NAMES or low in P.NEVER_ALONE or low in P.STOPWORDS or low in P.TITLES
                 or low in P.NATIONALITIES or word.isupper() or looks_common(word))   # not "Ingestion of PDF"
+
+
+def _epithet_follows(text: str, toks: list, j: int, cur: str) -> bool:
+    """ "Henry the Navigator": one capitalised word after "the" that ends the run of capitalised words."""
+    epithet = toks[j + 2][2]
+    if text[toks[j + 1][1]:toks[j + 2][0]] != " " or not NAME_WORD_RE.fullmatch(epithet) \
+            or epithet.lower() in P.STOPWORDS or cur.lower() in P.STOPWORDS or not NAME_WORD_RE.fullmatch(cur):
+        return False
+    return j + 3 >= len(toks) or text[toks[j + 2][1]:toks[j + 3][0]] != " " or not is_cap(toks[j + 3][2])
+
+
+def _spaced_hyphen_joins(toks: list, parts: list[int], nxt: str) -> bool:
+    """A hyphen written with spaces inside a name ("Catherine Zeta - Jones", "Harley - Davidson", "Kim Jong - un"),
+    not a dash between two names or before a date ("Enlightenment - Thomas Hobbes", "Indies - February")."""
+    low = nxt.lower()
+    if nxt[0].isupper():
+        return (low not in P.STOPWORDS and low not in P.FIRST_NAMES and not nxt.isupper()
+                and not toks[parts[-1]][2].isupper())
+    words = [toks[k][2] for k in parts]                              # a syllable of a Korean given name
+    return nxt.isalpha() and len(nxt) <= 5 and len(words) >= 2 and all(len(w) <= 5 for w in words)
 
 
 def _season_name(word: str, toks: list, k: int) -> bool:
