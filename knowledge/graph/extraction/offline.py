@@ -30,6 +30,9 @@ _DOTTED_RE = re.compile(r"[A-Z](?:\.[A-Z])+")
 _SCORE_AFTER_RE = re.compile(r"\s*(?:[-–—:]|to)\s*\d|\s+(?:points?|goals?|wins?|votes?|seats?|medals?)\b")
 _YEAR_BEFORE_RE = re.compile(r"(?<![\w.,])(1[5-9]\d\d|20\d\d) $")
 # a number that is a day of a date or a coordinate, not a version: "Suriname 4 July 1995", "37°32′N 77°28′W"
+# one capitalised word of a longer title-case name the runs of capitalised words cut apart
+_FRAGMENT_AFTER_RE = re.compile(r" (?:of|the|for|on|v|&) [A-Z]")
+_FRAGMENT_BEFORE_RE = re.compile(r"[A-Z][\w'.’-]* (?:of|the|for|on|v|&) $")
 _DATE_OR_DEGREE_AFTER_RE = re.compile(
     r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|\s*[°′″]")
 
@@ -360,6 +363,9 @@ class OfflineExtractor:
                 return
             if not strong and low in doc.lower_words:
                 return                                               # "the current Constitution" / "constitution"
+            if not known and (_FRAGMENT_AFTER_RE.match(text, end)
+                              or _FRAGMENT_BEFORE_RE.search(text, max(0, start - 40), start)):
+                return                                               # "Jump for [Glory]", "The [Desolation] of Smaug"
         elif len(words) >= 3 and all(x.isupper() for x in words) and any(len(x) > 4 for x in words):
             return                                                   # shouted heading
         surface = text[start:end] if cut is None or not start < cut[0] < cut[1] < end \
@@ -378,6 +384,9 @@ class OfflineExtractor:
                                  type_votes(PRODUCT=4), 2, si))
             return
         votes = english_votes(words, surface, title=title, legal=legal) + extra
+        if len(words) >= 2 and not legal and not known_key(key) and not (votes["PERSON"] or votes["PLACE"]) \
+                and (_FRAGMENT_AFTER_RE.match(text, end) or _FRAGMENT_BEFORE_RE.search(text, max(0, start - 40), start)):
+            return                                                   # "The Very Private Life of [Mister Sim]"
         if ctx.heading and not votes:
             return                                                   # "# Retrieval Architecture Note"
         if key in P.AMBIGUOUS_ORG and not legal:
@@ -507,7 +516,8 @@ def _epithet_follows(text: str, toks: list, j: int, cur: str) -> bool:
     """ "Henry the Navigator": one capitalised word after "the" that ends the run of capitalised words."""
     epithet = toks[j + 2][2]
     if text[toks[j + 1][1]:toks[j + 2][0]] != " " or not NAME_WORD_RE.fullmatch(epithet) \
-            or epithet.lower() in P.STOPWORDS or cur.lower() in P.STOPWORDS or not NAME_WORD_RE.fullmatch(cur):
+            or epithet.lower() in P.STOPWORDS or epithet.lower() in P.NATIONALITIES or cur.lower() in P.STOPWORDS \
+            or not NAME_WORD_RE.fullmatch(cur) or known_key(normalize_name(cur)):
         return False
     return j + 3 >= len(toks) or text[toks[j + 2][1]:toks[j + 3][0]] != " " or not is_cap(toks[j + 3][2])
 
