@@ -73,6 +73,7 @@ class _SentenceContext:
     strong_food_ctx: bool
     company_ctx: bool
     heading: bool
+    table: bool = False
 
 
 def _other_org_in(text: str, toks: list, parts: list[int]) -> bool:
@@ -115,6 +116,7 @@ class OfflineExtractor:
             strong_food_ctx=bool(P.FOOD_STRONG_CONTEXT_RE.search(sentence)),
             company_ctx=bool(P.COMPANY_CONTEXT_RE.search(sentence)),
             heading=sentence.lstrip().startswith("#"),
+            table=_flattened_table(toks, sentence),
         )
         i = 0
         while i < n:
@@ -387,6 +389,8 @@ class OfflineExtractor:
         if len(words) >= 2 and not legal and not known_key(key) and not (votes["PERSON"] or votes["PLACE"]) \
                 and (_FRAGMENT_AFTER_RE.match(text, end) or _FRAGMENT_BEFORE_RE.search(text, max(0, start - 40), start)):
             return                                                   # "The Very Private Life of [Mister Sim]"
+        if ctx.table and not (votes["PERSON"] or votes["PLACE"] or known_key(key)):
+            return                                                   # a cell run-on of a flattened infobox
         if ctx.heading and not votes:
             return                                                   # "# Retrieval Architecture Note"
         if key in P.AMBIGUOUS_ORG and not legal:
@@ -492,6 +496,9 @@ class OfflineExtractor:
             c.votes["ORG"] += 2
 
 
+# a sentence of at least this many words, this share of them capitalised, is a flattened table
+TABLE_MIN_WORDS = 50
+TABLE_CAPITALISED_SHARE = 0.55
 _SEASONS = frozenset(["spring", "summer", "autumn", "fall", "winter"])
 _HONORIFICS = frozenset(["mr", "mrs", "ms", "miss", "mx", "lord", "lady", "sir", "dame", "judge"])
 _SAINT_WORDS = frozenset(["st", "saint", "ste"])
@@ -510,6 +517,15 @@ def _of_head(word: str) -> bool:
     low = word.lower()
     return not (low in P.FIRST_NAMES or low in P.NEVER_ALONE or low in P.STOPWORDS or low in P.TITLES
                 or low in P.NATIONALITIES or word.isupper() or looks_common(word))   # not "Ingestion of PDF"
+
+
+def _flattened_table(toks: list, sentence: str) -> bool:
+    """An infobox or table flattened into one line ("Capital Topeka Largest city Wichita Largest metro ..."):
+    mostly capitalised words with no cell separators, where a run of capitalised words is no name boundary."""
+    if len(toks) < TABLE_MIN_WORDS or "|" in sentence or "\n" in sentence.strip():
+        return False
+    words = [t[2] for t in toks if t[2][0].isalpha()]
+    return len(words) >= TABLE_MIN_WORDS and sum(w[0].isupper() for w in words) >= TABLE_CAPITALISED_SHARE * len(words)
 
 
 def _epithet_follows(text: str, toks: list, j: int, cur: str) -> bool:
