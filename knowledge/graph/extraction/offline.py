@@ -31,8 +31,8 @@ _SCORE_AFTER_RE = re.compile(r"\s*(?:[-–—:]|to)\s*\d|\s+(?:points?|goals?|wi
 _YEAR_BEFORE_RE = re.compile(r"(?<![\w.,])(1[5-9]\d\d|20\d\d) $")
 # a number that is a day of a date or a coordinate, not a version: "Suriname 4 July 1995", "37°32′N 77°28′W"
 # one capitalised word of a longer title-case name the runs of capitalised words cut apart
-_FRAGMENT_AFTER_RE = re.compile(r" (?:of|the|for|on|v|&) [A-Z]")
-_FRAGMENT_BEFORE_RE = re.compile(r"[A-Z][\w'.’-]* (?:of|the|for|on|v|&) $")
+_FRAGMENT_AFTER_RE = re.compile(r" (?:of|the|on|v|&) [A-Z]")
+_FRAGMENT_BEFORE_RE = re.compile(r"((?:[A-Z][\w'.’-]* )+)(?:of|the|on|v|&) $")
 _DATE_OR_DEGREE_AFTER_RE = re.compile(
     r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|\s*[°′″]")
 
@@ -262,7 +262,8 @@ class OfflineExtractor:
             if (low in P.STOPWORDS or (low in P.CONNECTORS and not (w[0].isupper() and low in P.NAME_PARTICLES
                                                                     and rest))) and not cased_known(w) \
                     and not (rest and _season_name(w, toks, parts[0])) \
-                    and not (rest and low in _ORDINALS and toks[parts[-1]][2].lower() in _ORDINAL_NAME_HEADS):
+                    and not (rest and low in _ORDINALS and toks[parts[-1]][2].lower() in _ORDINAL_NAME_HEADS) \
+                    and not (rest and low in _COMPASS_ADJECTIVES and parts[0] not in initials):
                 parts = parts[1:]
                 initial = bool(parts) and parts[0] in initials
                 continue
@@ -299,8 +300,13 @@ class OfflineExtractor:
         # name head ("American Civil War", "British Columbia"; not "American Precisionist")
         while len(parts) >= 2 and toks[parts[-1]][2].lower() in P.NATIONALITIES:
             parts = parts[:-1]
+            left = toks[parts[0]][2]
+            if len(parts) == 1 and not known_key(normalize_name(left)) and NAME_WORD_RE.fullmatch(left):
+                return                                      # "Native Americans": no name left ("OrionEval" stays)
         if len(parts) == 2 and toks[parts[0]][2].lower() in P.NATIONALITIES and not legal \
                 and toks[parts[-1]][2].lower() not in P.HEAD_WORDS | P.NATIONAL_NAME_HEADS:
+            if not known_key(normalize_name(toks[parts[1]][2])) and toks[parts[1]][2].lower() not in P.FIRST_NAMES:
+                return                                      # "Greek Revival", "Roman Catholic": an adjective phrase
             parts = parts[1:]
         # "Project Atlas Weekly": the meeting about the project names the project
         while len(parts) >= 3 and not legal and toks[parts[-1]][2].lower() in P.DOCUMENT_TAIL_WORDS \
@@ -365,8 +371,7 @@ class OfflineExtractor:
                 return
             if not strong and low in doc.lower_words:
                 return                                               # "the current Constitution" / "constitution"
-            if not known and (_FRAGMENT_AFTER_RE.match(text, end)
-                              or _FRAGMENT_BEFORE_RE.search(text, max(0, start - 40), start)):
+            if not known and _title_fragment(text, start, end):
                 return                                               # "Jump for [Glory]", "The [Desolation] of Smaug"
         elif len(words) >= 3 and all(x.isupper() for x in words) and any(len(x) > 4 for x in words):
             return                                                   # shouted heading
@@ -386,8 +391,8 @@ class OfflineExtractor:
                                  type_votes(PRODUCT=4), 2, si))
             return
         votes = english_votes(words, surface, title=title, legal=legal) + extra
-        if len(words) >= 2 and not legal and not known_key(key) and not (votes["PERSON"] or votes["PLACE"]) \
-                and (_FRAGMENT_AFTER_RE.match(text, end) or _FRAGMENT_BEFORE_RE.search(text, max(0, start - 40), start)):
+        if len(words) >= 2 and not legal and not known_key(key) and not votes \
+                and _title_fragment(text, start, end):
             return                                                   # "The Very Private Life of [Mister Sim]"
         if ctx.table and not (votes["PERSON"] or votes["PLACE"] or known_key(key)):
             return                                                   # a cell run-on of a flattened infobox
@@ -501,6 +506,8 @@ TABLE_MIN_WORDS = 50
 TABLE_CAPITALISED_SHARE = 0.55
 _SEASONS = frozenset(["spring", "summer", "autumn", "fall", "winter"])
 _HONORIFICS = frozenset(["mr", "mrs", "ms", "miss", "mx", "lord", "lady", "sir", "dame", "judge"])
+# capitalised inside a sentence they start a name: "Northern Ireland", "Western Australia", "Eastern Europe"
+_COMPASS_ADJECTIVES = frozenset(["northern", "southern", "eastern", "western"])
 _SAINT_WORDS = frozenset(["st", "saint", "ste"])
 # "the First World War", "the Second Sino-Japanese War": an ordinal inside the name of an event
 _ORDINALS = frozenset(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
@@ -517,6 +524,20 @@ def _of_head(word: str) -> bool:
     low = word.lower()
     return not (low in P.FIRST_NAMES or low in P.NEVER_ALONE or low in P.STOPWORDS or low in P.TITLES
                 or low in P.NATIONALITIES or word.isupper() or looks_common(word))   # not "Ingestion of PDF"
+
+
+def _title_fragment(text: str, start: int, end: int) -> bool:
+    """A piece of a longer title-case name cut at a function word: "Jump for [Glory]" is not, "The [Desolation]
+    of Smaug", "Life of [Mister Sim]", "Law & [Order]" are; after a person's name "of" names their organisation
+    ("Maria Santos of [Cobalt Systems]")."""
+    if _FRAGMENT_AFTER_RE.match(text, end):
+        return True
+    before = _FRAGMENT_BEFORE_RE.search(text, max(0, start - 60), start)
+    if not before:
+        return False
+    run = before.group(1).split()
+    first = run[0].lower().rstrip(".")
+    return not (len(run) >= 2 and (first in P.FIRST_NAMES or first in P.PINYIN_SURNAMES or first in P.TITLES))
 
 
 def _flattened_table(toks: list, sentence: str) -> bool:
