@@ -33,6 +33,9 @@ _YEAR_BEFORE_RE = re.compile(r"(?<![\w.,])(1[5-9]\d\d|20\d\d) $")
 # one capitalised word of a longer title-case name the runs of capitalised words cut apart
 _FRAGMENT_AFTER_RE = re.compile(r" (?:of|the|on|v|&) [A-Z]")
 _FRAGMENT_BEFORE_RE = re.compile(r"((?:[A-Z][\w'.’-]* )+)(?:of|the|on|v|&) $")
+# what introduces a coined lower-case name: 'the team calls it "semantic routing"', 'the term "polytechnic"'
+_COINED_BEFORE_RE = re.compile(r"\b(?:call(?:s|ed)?(?: it| them)?|known as|term(?:ed)?|dubbed|named|nicknamed)\s*$",
+                               re.IGNORECASE)
 _DATE_OR_DEGREE_AFTER_RE = re.compile(
     r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|\s*[°′″]")
 
@@ -213,7 +216,8 @@ class OfflineExtractor:
                         and toks[j + 2][2].lower() not in P.STOPWORDS
                         and (cur.lower() in P.OF_HEADS or nxt in P.NAME_PARTICLES
                              or (nxt == "of" and len(parts) == 1 and _of_head(cur)))
-                        and not any(toks[k][2] == "of" for k in parts)):
+                        and not any(toks[k][2] == "of" for k in parts)
+                        and not (nxt == "and" and _coordinated(toks, parts, j + 2))):
                     parts.extend((j + 1, j + 2))
                     end = toks[j + 2][1]
                     j += 2
@@ -437,8 +441,9 @@ class OfflineExtractor:
                         continue
                     stop = sum(1 for w in words if w.lower() in P.STOPWORDS)
                     title_case = sum(1 for w in words if w[:1].isupper()) * 2 > len(words)
-                    if (stop * 2 > len(words) and not title_case) or (inner.islower() and len(words) > 4):
-                        continue
+                    if (stop * 2 > len(words) and not title_case) or (inner.islower() and (
+                            len(words) > 4 or not _COINED_BEFORE_RE.search(text, max(0, m.start() - 30), m.start()))):
+                        continue                     # a "quoted" lower-case word is a name only when coined as one
                     clean = [w for w in re.findall(r"[A-Za-z0-9][\w.+-]*", inner)] or [inner]
                     votes = english_votes(clean, inner, title=False, legal=False)
                     if not votes:
@@ -524,6 +529,12 @@ def _of_head(word: str) -> bool:
     low = word.lower()
     return not (low in P.FIRST_NAMES or low in P.NEVER_ALONE or low in P.STOPWORDS or low in P.TITLES
                 or low in P.NATIONALITIES or word.isupper() or looks_common(word))   # not "Ingestion of PDF"
+
+
+def _coordinated(toks: list, parts: list[int], k: int) -> bool:
+    """ "X and Y" lists two names when X already ends as a place ("Hong Kong Island and Kowloon", "New York City
+    and Buffalo") or Y starts as a person ("Andrew Marks and Spencer Unger"); not "Museum and Art Gallery"."""
+    return toks[parts[-1]][2].lower() in P.PLACE_HEADS or toks[k][2].lower() in P.FIRST_NAMES
 
 
 def _title_fragment(text: str, start: int, end: int) -> bool:

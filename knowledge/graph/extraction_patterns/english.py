@@ -121,7 +121,8 @@ TITLES = frozenset(w.lower() for w in _words(
     "Dr Prof Professor Mr Mrs Ms Miss Mx Sir Dame Lord Lady Madam Mme Mlle Rev Fr Hon Capt Gen Col "
     "Sen Rep Gov Pres President Chairman Chairwoman Chair CEO CTO CFO COO CIO CSO VP Founder Cofounder "
     "Co-founder Director Minister Chancellor Senator Governor Mayor Judge Justice Dean Engineer "
-    "Researcher Scientist Prime Dr. Prof."
+    "Researcher Scientist Prime Dr. Prof. Captain Lieutenant Sergeant Representative Congressman Congresswoman "
+    "Commissioner Ambassador Admiral Historian"
 ))
 # Titles that reliably end with a period and never end a sentence.
 ABBREVIATIONS = frozenset(w.lower() for w in _words(
