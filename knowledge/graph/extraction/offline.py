@@ -36,8 +36,11 @@ _FRAGMENT_BEFORE_RE = re.compile(r"((?:[A-Z][\w'.’-]* )+)(?:of|the|on|v|&) $")
 # what introduces a coined lower-case name: 'the team calls it "semantic routing"', 'the term "polytechnic"'
 _COINED_BEFORE_RE = re.compile(r"\b(?:call(?:s|ed)?(?: it| them)?|known as|term(?:ed)?|dubbed|named|nicknamed)\s*$",
                                re.IGNORECASE)
+_ORDINAL_BEFORE_RE = re.compile(r"(?<![\w.,])(\d+(?:st|nd|rd|th)) $")
+_ROAD_NUMBER_AFTER_RE = re.compile(r"\.? (\d{1,4})\b(?![.,]\d)")
+_ROAD_HEADS = frozenset(["highway", "route", "road", "rd", "interstate", "freeway", "motorway", "expressway"])
 _DATE_OR_DEGREE_AFTER_RE = re.compile(
-    r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|\s*[°′″]")
+    r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|\s*[°′″]|,\d")
 
 
 class _DocContext:
@@ -271,6 +274,10 @@ class OfflineExtractor:
                 parts = parts[1:]
                 initial = bool(parts) and parts[0] in initials
                 continue
+            if rest and w.isupper() and low in P.NON_ENTITY_ACRONYMS:
+                parts = parts[1:]                           # "The 180 MW Tatanka Wind Farm": a unit
+                initial = False
+                continue
             if low in P.NATIONALITIES and rest and any(toks[k][2].lower() in P.TITLES for k in parts[1:3]):
                 parts = parts[1:]                           # "British Prime Minister ..."
                 initial = False
@@ -331,6 +338,14 @@ class OfflineExtractor:
             if year:                                                 # "1920 Summer Olympics", "2014 FIFA World Cup"
                 start = year.start(1)
                 words = [year.group(1), *words]
+        ordinal = _ORDINAL_BEFORE_RE.search(text, max(0, start - 8), start)
+        if ordinal:                                                  # "the 38th Chess Olympiad", "the 11th Lok Sabha"
+            start = ordinal.start(1)
+            words = [ordinal.group(1), *words]
+        road = _ROAD_NUMBER_AFTER_RE.match(text, end) if words[-1].lower() in _ROAD_HEADS else None
+        if road:                                                     # "Arkansas Highway 251", "Cty Rd. 24"
+            end = road.end()
+            words = [*words, road.group(1)]
         extra: Counter = Counter()
         if len(words) == 1:
             w = words[0]
