@@ -225,6 +225,13 @@ class OfflineExtractor:
                     end = toks[j + 2][1]
                     j += 2
                     continue
+                if nxt in P.NAME_PARTICLES and j + 3 < n and toks[j + 2][2] in P.NAME_PARTICLES \
+                        and text[nxt_e:toks[j + 2][0]] == " " == text[toks[j + 2][1]:toks[j + 3][0]] \
+                        and NAME_WORD_RE.fullmatch(toks[j + 3][2]):
+                    parts.extend((j + 1, j + 2, j + 3))              # "Arnoud van der Biesen", "Vicente de la Mata"
+                    end = toks[j + 3][1]
+                    j += 3
+                    continue
                 if P.VERSION_RE.fullmatch(nxt) and cur.lower() not in P.STOPWORDS and not cur.isdigit() \
                         and len(cur) > 1 and not _SCORE_AFTER_RE.match(text, nxt_e) \
                         and not _DATE_OR_DEGREE_AFTER_RE.match(text, nxt_e) and normalize_name(cur) not in P.PLACE_GAZ:
