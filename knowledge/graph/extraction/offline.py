@@ -345,7 +345,7 @@ class OfflineExtractor:
             if year:                                                 # "1920 Summer Olympics", "2014 FIFA World Cup"
                 start = year.start(1)
                 words = [year.group(1), *words]
-        ordinal = _ORDINAL_BEFORE_RE.search(text, max(0, start - 8), start)
+        ordinal = _ORDINAL_BEFORE_RE.search(text, max(0, start - 8), start) if len(words) >= 2 else None
         if ordinal:                                                  # "the 38th Chess Olympiad", "the 11th Lok Sabha"
             start = ordinal.start(1)
             words = [ordinal.group(1), *words]
