@@ -154,10 +154,11 @@ class OfflineExtractor:
                     end = toks[j + 2][1]
                     j += 2
                     break
-                if gap in ("'", "’") and nxt == "s" and toks[parts[0]][2].lower() in _SAINT_WORDS and j + 2 < n \
+                if gap in ("'", "’") and nxt == "s" and j + 2 < n \
+                        and (toks[parts[0]][2].lower() in _SAINT_WORDS or cur.lower() in _COMMON_POSSESSORS) \
                         and text[nxt_e:toks[j + 2][0]] == " " and is_cap(toks[j + 2][2]) \
                         and toks[j + 2][2].lower() not in P.STOPWORDS:
-                    parts.extend((j + 1, j + 2))                     # "St Paul's Cathedral", "St. Mary's City"
+                    parts.extend((j + 1, j + 2))                     # "St Paul's Cathedral", "People's Republic"
                     end = toks[j + 2][1]
                     j += 2
                     continue
@@ -183,6 +184,11 @@ class OfflineExtractor:
                     end = nxt_e
                     j += 1
                     continue
+                if gap == ", " and _DISTRICT_RE.fullmatch(nxt) and text[nxt_e:nxt_e + 1] == "." and len(parts) <= 2:
+                    parts.append(j + 1)                              # "Washington, D.C."
+                    end = nxt_e + 1
+                    j += 1
+                    break
                 if gap == ", " and nxt.lower() in ("jr", "sr") and is_cap(nxt):
                     parts.append(j + 1)                              # "Martin Luther King, Jr."
                     end = nxt_e
@@ -340,6 +346,8 @@ class OfflineExtractor:
         start = toks[parts[0]][0]
         if not (legal and parts[-1] == orig_last):
             end = toks[parts[-1]][1]
+        if len(words) >= 2 and _DISTRICT_RE.fullmatch(words[-1]) and text[end:end + 1] == ".":
+            end += 1                                                 # "Washington, D.C." keeps its full stop
         if len(words) >= 2 and (words[-1].lower() in P.EVENT_HEADS or words[0].lower() in _SEASONS):
             year = _YEAR_BEFORE_RE.search(text, max(0, start - 6), start)
             if year:                                                 # "1920 Summer Olympics", "2014 FIFA World Cup"
@@ -535,6 +543,9 @@ _SEASONS = frozenset(["spring", "summer", "autumn", "fall", "winter"])
 _HONORIFICS = frozenset(["mr", "mrs", "ms", "miss", "mx", "lord", "lady", "sir", "dame", "judge"])
 # capitalised inside a sentence they start a name: "Northern Ireland", "Western Australia", "Eastern Europe"
 _COMPASS_ADJECTIVES = frozenset(["northern", "southern", "eastern", "western"])
+# a common noun whose possessive starts a name: "People's Republic of China", "Women's Society"
+_COMMON_POSSESSORS = frozenset(["people", "women", "woman", "men", "children", "workers", "veterans"])
+_DISTRICT_RE = re.compile(r"[A-Z]\.[A-Z]")
 _SAINT_WORDS = frozenset(["st", "saint", "ste"])
 # "the First World War", "the Second Sino-Japanese War": an ordinal inside the name of an event
 _ORDINALS = frozenset(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
