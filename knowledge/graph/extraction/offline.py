@@ -320,6 +320,9 @@ class OfflineExtractor:
                 end = toks[parts[-1]][1] if parts else end
                 continue
             break
+        # post-nominal letters are not part of the name: "James Alexander Richey CIE", "Archibald Gordon CBE"
+        while len(parts) >= 3 and toks[parts[-1]][2] in _POST_NOMINALS:
+            parts = parts[:-1]
         # a nationality ends no name ("OrionEval German", "North American") and starts one only before a
         # name head ("American Civil War", "British Columbia"; not "American Precisionist")
         while len(parts) >= 2 and toks[parts[-1]][2].lower() in P.NATIONALITIES:
@@ -546,6 +549,8 @@ _COMPASS_ADJECTIVES = frozenset(["northern", "southern", "eastern", "western"])
 # a common noun whose possessive starts a name: "People's Republic of China", "Women's Society"
 _COMMON_POSSESSORS = frozenset(["people", "women", "woman", "men", "children", "workers", "veterans"])
 _DISTRICT_RE = re.compile(r"[A-Z]\.[A-Z]")
+_POST_NOMINALS = frozenset("CBE OBE MBE KBE GBE DBE CIE KCIE CSI MVO CVO KCVO GCVO CMG KCMG GCMG CB KCB GCB DSO DSC MC "
+                           "VC GC QC KC FRS FRSE FBA PC MP MEP".split())
 _SAINT_WORDS = frozenset(["st", "saint", "ste"])
 # "the First World War", "the Second Sino-Japanese War": an ordinal inside the name of an event
 _ORDINALS = frozenset(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
