@@ -474,7 +474,7 @@ class OfflineExtractor:
                         continue
                     stop = sum(1 for w in words if w.lower() in P.STOPWORDS)
                     title_case = sum(1 for w in words if w[:1].isupper()) * 2 > len(words)
-                    if (stop * 2 > len(words) and not title_case) or (inner.islower() and (
+                    if (stop * 2 > len(words) and not title_case) or ((inner.islower() or inner[0].islower()) and (
                             len(words) > 4 or not _COINED_BEFORE_RE.search(text, max(0, m.start() - 30), m.start()))):
                         continue                     # a "quoted" lower-case word is a name only when coined as one
                     clean = [w for w in re.findall(r"[A-Za-z0-9][\w.+-]*", inner)] or [inner]
