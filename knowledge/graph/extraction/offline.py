@@ -200,7 +200,7 @@ class OfflineExtractor:
                     j += 1
                     continue
                 if gap not in (" ", "  "):
-                    if gap.strip() == "&" and len(gap) <= 3 and cur.lower() in P.OF_HEADS and is_cap(nxt):
+                    if gap.strip() == "&" and len(gap) <= 3 and is_cap(nxt) and nxt.lower() not in P.STOPWORDS:
                         parts.append(j + 1)
                         end = nxt_e
                         j += 1
