@@ -231,6 +231,14 @@ class OfflineExtractor:
                     end = toks[j + 2][1]
                     j += 2
                     continue
+                if nxt == "of" and cur.lower() in P.OF_HEADS and j + 3 < n and toks[j + 2][2] == "the" \
+                        and text[nxt_e:toks[j + 2][0]] == " " == text[toks[j + 2][1]:toks[j + 3][0]] \
+                        and is_cap(toks[j + 3][2]) and toks[j + 3][2].lower() not in P.STOPWORDS \
+                        and not any(toks[k][2] == "of" for k in parts):
+                    parts.extend((j + 1, j + 2, j + 3))              # "Church of the Epiphany", "Bank of the West"
+                    end = toks[j + 3][1]
+                    j += 3
+                    continue
                 if nxt in P.NAME_PARTICLES and j + 3 < n and toks[j + 2][2] in P.NAME_PARTICLES \
                         and text[nxt_e:toks[j + 2][0]] == " " == text[toks[j + 2][1]:toks[j + 3][0]] \
                         and NAME_WORD_RE.fullmatch(toks[j + 3][2]):
