@@ -290,7 +290,8 @@ class OfflineExtractor:
             if (low in P.STOPWORDS or (low in P.CONNECTORS and not (w[0].isupper() and low in P.NAME_PARTICLES
                                                                     and rest))) and not cased_known(w) \
                     and not (rest and _season_name(w, toks, parts[0])) \
-                    and not (rest and low in _ORDINALS and toks[parts[-1]][2].lower() in _ORDINAL_NAME_HEADS) \
+                    and not (rest and low in _ORDINALS and (toks[parts[-1]][2].lower() in _ORDINAL_NAME_HEADS
+                                                            or parts[0] not in initials)) \
                     and not (rest and low in _COMPASS_ADJECTIVES and parts[0] not in initials):
                 parts = parts[1:]
                 initial = bool(parts) and parts[0] in initials
