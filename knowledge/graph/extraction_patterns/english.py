@@ -35,6 +35,7 @@ STOPWORDS = frozenset(w.lower() for w in _words(
     "Although Though Because Since While Whereas When Whenever Where Wherever Whether If Unless Until "
     "Once After Before During Despite Within Without Across Along Among Around Against Above Below "
     "Between Beyond Into Onto Upon Over Under Through Throughout Toward Towards Via Per "
+    "Alongside Beside Besides Amid Amidst Amongst Unlike Including Regarding Concerning "
     "In On At By For From Of To With About As Like Near Inside Outside Except "
     "And Or But Nor So Not No Yes Both Either Neither Each Every Any All Some Many Much More Most "
     "Few Several Such Other Another Same Own Only Just Even Very Quite Rather Almost Already Always "
