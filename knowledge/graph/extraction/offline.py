@@ -154,6 +154,12 @@ class OfflineExtractor:
                     end = toks[j + 2][1]
                     j += 2
                     break
+                if gap in ("' ", "’ ") and cur.endswith("s") and len(cur) > 3 and is_cap(nxt) \
+                        and nxt.lower() not in P.STOPWORDS:
+                    parts.append(j + 1)                              # "Seven Years' War", "Water Users' Association"
+                    end = nxt_e
+                    j += 1
+                    continue
                 if gap in ("'", "’") and nxt == "s" and j + 2 < n \
                         and (toks[parts[0]][2].lower() in _SAINT_WORDS or cur.lower() in _COMMON_POSSESSORS) \
                         and text[nxt_e:toks[j + 2][0]] == " " and is_cap(toks[j + 2][2]) \
@@ -292,6 +298,7 @@ class OfflineExtractor:
                     and not (rest and _season_name(w, toks, parts[0])) \
                     and not (rest and low in _ORDINALS and (toks[parts[-1]][2].lower() in _ORDINAL_NAME_HEADS
                                                             or parts[0] not in initials)) \
+                    and not (rest and low in _CARDINALS and toks[parts[-1]][2].lower() in _ORDINAL_NAME_HEADS) \
                     and not (rest and low in _COMPASS_ADJECTIVES and parts[0] not in initials):
                 parts = parts[1:]
                 initial = bool(parts) and parts[0] in initials
@@ -563,6 +570,7 @@ _POST_NOMINALS = frozenset("CBE OBE MBE KBE GBE DBE CIE KCIE CSI MVO CVO KCVO GC
 _SAINT_WORDS = frozenset(["st", "saint", "ste"])
 # "the First World War", "the Second Sino-Japanese War": an ordinal inside the name of an event
 _ORDINALS = frozenset(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
+_CARDINALS = frozenset(["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "thirty", "hundred"])
 _ORDINAL_NAME_HEADS = P.EVENT_HEADS | P.NATIONAL_NAME_HEADS
 # a nickname between a first name and the surname: Samuel "Sam" Schultz, Raymond ``Ray ''Velcoro, Ronald ("Ron")
 _NICKNAME_RE = re.compile(r"""\s+\(?\s*(?:"|``|“|')\s*[A-Z][\w.-]*(?: [A-Z][\w.-]*)?\s*(?:"|''|”|')\s*\)?\s*(?=[A-Z])""")
