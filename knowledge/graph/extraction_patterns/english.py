@@ -158,7 +158,7 @@ OF_HEADS = frozenset(w.lower() for w in _words(
     "Parliament Senate Assembly Army Navy Legion Regiment Fleet Confederation Commonwealth Gallery "
     "Library Archive Archives Hospital Prize Cross Directorate Administration Service Sultan Emir Shah "
     "Tsar Czar Pope Patriarch Caliph Raja Maharaja Nawab Marquess Viscount Baron Knights Daughters Friends "
-    "Statue Tomb Line Film Orchestra Opera Theatre Theater Conservatory Cemetery Garden Gardens Zoo"
+    "Statue Tomb Line Film Orchestra Opera Theatre Theater Conservatory Cemetery Garden Gardens Zoo Party"
 ))
 
 ORG_HEADS = frozenset(w.lower() for w in _words(
