@@ -633,7 +633,8 @@ def _spaced_hyphen_joins(toks: list, parts: list[int], nxt: str) -> bool:
         return (low not in P.STOPWORDS and low not in P.FIRST_NAMES and not nxt.isupper()
                 and not toks[parts[-1]][2].isupper())
     words = [toks[k][2] for k in parts]                              # a syllable of a Korean given name
-    return nxt.isalpha() and len(nxt) <= 5 and len(words) >= 2 and all(len(w) <= 5 for w in words)
+    return nxt.isalpha() and len(nxt) <= 5 and low not in P.STOPWORDS and len(words) >= 2 \
+        and all(len(w) <= 5 for w in words)
 
 
 def _season_name(word: str, toks: list, k: int) -> bool:
