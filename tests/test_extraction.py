@@ -470,6 +470,15 @@ NAME_BOUNDARY_CASES = [
     ('A Jagunço, from the Portuguese "zarguncho" (a weapon), is an armed bodyguard.', set(), {"zarguncho"}),
     ('His thought was based on "a set of Protestant Christian assumptions".', set(),
      {"a set of Protestant Christian assumptions"}),
+    # notes and headings: " - " in a title line separates a subtitle; "#atlas" is no lower-case "atlas"; an
+    # imperative first word before "the" is not a title; a currency code ends a name
+    ("# Project Atlas - Design Document\n\nProject Atlas stores the shared graph.", {"Project Atlas"},
+     {"Project Atlas-Design Document"}),
+    ("She joins the Atlas data group. Say hi in #atlas!", {"Atlas"}, set()),
+    ("Ran the Helios reindex dry run on staging. - Hand the Borealis lead to Jonas by Q4.",
+     {"Helios", "Borealis", "Jonas"}, {"Ran the Helios", "Hand the Borealis"}),
+    ("In June the split was: Anthropic EUR 9,800 (Project Orion agents).", {"Anthropic", "Project Orion"},
+     {"Anthropic EUR", "Anthropic EUR 9"}),
     # prepositions and media formats are no names
     ("Alongside Saeco, Eugster is one of the largest makers. The Soundhouse Tapes is the debut EP by Iron Maiden.",
      {"Saeco", "Iron Maiden"}, {"Alongside Saeco", "EP"}),

@@ -39,6 +39,7 @@ _COINED_BEFORE_RE = re.compile(r"\b(?:call(?:s|ed)?(?: it| them)?|known as|term(
 _ORDINAL_BEFORE_RE = re.compile(r"(?<![\w.,])(\d+(?:st|nd|rd|th)) $")
 _ROAD_NUMBER_AFTER_RE = re.compile(r"\.? (\d{1,4})\b(?![.,]\d)")
 _ROAD_HEADS = frozenset(["highway", "route", "road", "rd", "interstate", "freeway", "motorway", "expressway"])
+_SENTENCE_START_RE = re.compile(r"(?:\A|[.!?:]|\n)\s*(?:(?:[-*•]|\d+[.)])\s*)?$")
 _DATE_OR_DEGREE_AFTER_RE = re.compile(
     r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|\s*[°′″]|,\d")
 
@@ -50,6 +51,7 @@ class _DocContext:
         self.tokens: list[list[tuple[int, int, str]]] = []
         self.initial: list[set[int]] = []          # sentence-, line- and label-initial token indexes
         self.lower_words: set[str] = set()
+        self.prose_lower_words: set[str] = set()    # lower-case words of running text, not of "#atlas", "atlas.md"
         self.mid_caps: set[str] = set()          # capitalised words seen somewhere not sentence-initially
         for s, e in sentences:
             toks = [(m.start(), m.end(), m.group()) for m in P.WORD_RE.finditer(text, s, e)]
@@ -66,6 +68,8 @@ class _DocContext:
             for k, (ts, _, w) in enumerate(toks):
                 if w.islower():
                     self.lower_words.add(w)
+                    if not _HANDLE_BEFORE_RE.search(text, max(0, ts - 2), ts) and not _HANDLE_AFTER_RE.match(text, te):
+                        self.prose_lower_words.add(w)
                 elif k not in initial and is_cap(w):
                     self.mid_caps.add(w)
 
@@ -80,6 +84,7 @@ class _SentenceContext:
     company_ctx: bool
     heading: bool
     table: bool = False
+    title_line: bool = False       # a heading or a line of its own: " - " there separates a title from a subtitle
 
 
 def _other_org_in(text: str, toks: list, parts: list[int]) -> bool:
@@ -123,6 +128,7 @@ class OfflineExtractor:
             company_ctx=bool(P.COMPANY_CONTEXT_RE.search(sentence)),
             heading=sentence.lstrip().startswith("#"),
             table=_flattened_table(toks, sentence),
+            title_line=sentence.lstrip().startswith("#") or _title_line(text, s, e),
         )
         i = 0
         while i < n:
@@ -149,7 +155,7 @@ class OfflineExtractor:
                         j = k
                         continue
                 if gap == " " and nxt == "the" and len(parts) == 1 and j + 2 < n \
-                        and _epithet_follows(text, toks, j, cur):
+                        and (j not in initials or cur.lower() in P.FIRST_NAMES) and _epithet_follows(text, toks, j, cur):
                     parts.extend((j + 1, j + 2))                     # "Edward the Confessor", "Pliny the Elder"
                     end = toks[j + 2][1]
                     j += 2
@@ -200,7 +206,7 @@ class OfflineExtractor:
                     end = nxt_e
                     j += 1
                     break
-                if gap == " - " and _spaced_hyphen_joins(toks, parts, nxt):
+                if gap == " - " and not ctx.title_line and _spaced_hyphen_joins(toks, parts, nxt):
                     parts.append(j + 1)                              # "Zeta - Jones", "Kim Jong - un"
                     end = nxt_e
                     j += 1
@@ -336,6 +342,10 @@ class OfflineExtractor:
                 end = toks[parts[-1]][1] if parts else end
                 continue
             break
+        # a unit or currency code after a name: "Anthropic EUR 9,800"
+        while len(parts) >= 2 and toks[parts[-1]][2].isupper() and toks[parts[-1]][2].lower() in P.NON_ENTITY_ACRONYMS \
+                and not re.fullmatch(r"[IVXL]+", toks[parts[-1]][2]):      # "World War II" keeps its numeral
+            parts = parts[:-1]
         # post-nominal letters are not part of the name: "James Alexander Richey CIE", "Archibald Gordon CBE"
         while len(parts) >= 3 and toks[parts[-1]][2] in _POST_NOMINALS:
             parts = parts[:-1]
@@ -344,7 +354,8 @@ class OfflineExtractor:
         while len(parts) >= 2 and toks[parts[-1]][2].lower() in P.NATIONALITIES:
             parts = parts[:-1]
             left = toks[parts[0]][2]
-            if len(parts) == 1 and not known_key(normalize_name(left)) and NAME_WORD_RE.fullmatch(left):
+            if len(parts) == 1 and not known_key(normalize_name(left)) and NAME_WORD_RE.fullmatch(left) \
+                    and (parts[0] in initials or looks_common(left) or left.lower() in doc.prose_lower_words):
                 return                                      # "Native Americans": no name left ("OrionEval" stays)
         if len(parts) == 2 and toks[parts[0]][2].lower() in P.NATIONALITIES and not legal \
                 and toks[parts[-1]][2].lower() not in P.HEAD_WORDS | P.NATIONAL_NAME_HEADS:
@@ -422,7 +433,7 @@ class OfflineExtractor:
                     return                                           # "Steps", "Rollback", "Purpose"
             if w.isdigit() or P.QUARTER_RE.fullmatch(w):
                 return
-            if not strong and low in doc.lower_words:
+            if not strong and low in doc.prose_lower_words:
                 return                                               # "the current Constitution" / "constitution"
             if not known and _title_fragment(text, start, end):
                 return                                               # "Jump for [Glory]", "The [Desolation] of Smaug"
@@ -567,6 +578,9 @@ _COMMON_POSSESSORS = frozenset(["people", "women", "woman", "men", "children", "
 _DISTRICT_RE = re.compile(r"[A-Z]\.[A-Z]")
 _POST_NOMINALS = frozenset("CBE OBE MBE KBE GBE DBE CIE KCIE CSI MVO CVO KCVO GCVO CMG KCMG GCMG CB KCB GCB DSO DSC MC "
                            "VC GC QC KC FRS FRSE FBA PC MP MEP".split())
+# a lower-case word inside a hashtag, handle, path or file name ("#atlas", "atlas.md") is no prose
+_HANDLE_BEFORE_RE = re.compile(r"[#@/\\_]$|\w\.$")
+_HANDLE_AFTER_RE = re.compile(r"[/\\_@]|\.\w")
 _SAINT_WORDS = frozenset(["st", "saint", "ste"])
 # "the First World War", "the Second Sino-Japanese War": an ordinal inside the name of an event
 _ORDINALS = frozenset(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
@@ -602,8 +616,19 @@ def _title_fragment(text: str, start: int, end: int) -> bool:
     if not before:
         return False
     run = before.group(1).split()
+    if len(run) == 1 and text[before.end(1):start].startswith("the") \
+            and _SENTENCE_START_RE.search(text, max(0, before.start() - 6), before.start()):
+        return False                                     # "Ran the Helios reindex": a capitalised first word
     first = run[0].lower().rstrip(".")
     return not (len(run) >= 2 and (first in P.FIRST_NAMES or first in P.PINYIN_SURNAMES or first in P.TITLES))
+
+
+def _title_line(text: str, s: int, e: int) -> bool:
+    """A line of its own that is no sentence: "Kestrel Labs - New Hire Onboarding Checklist"."""
+    line = text[s:e].strip()
+    before, after = text[:s].rstrip(" \t"), text[e:].lstrip(" \t")
+    return bool(line) and "\n" not in line and not line.endswith((".", "!", "?", ":")) \
+        and (not before or before.endswith("\n")) and after.startswith("\n")
 
 
 def _flattened_table(toks: list, sentence: str) -> bool:
