@@ -343,8 +343,7 @@ class OfflineExtractor:
                 continue
             break
         # a unit or currency code after a name: "Anthropic EUR 9,800"
-        while len(parts) >= 2 and toks[parts[-1]][2].isupper() and toks[parts[-1]][2].lower() in P.NON_ENTITY_ACRONYMS \
-                and not re.fullmatch(r"[IVXL]+", toks[parts[-1]][2]):      # "World War II" keeps its numeral
+        while len(parts) >= 2 and toks[parts[-1]][2] in _CURRENCY_CODES:   # not "YouTube TV", "World War II"
             parts = parts[:-1]
         # post-nominal letters are not part of the name: "James Alexander Richey CIE", "Archibald Gordon CBE"
         while len(parts) >= 3 and toks[parts[-1]][2] in _POST_NOMINALS:
@@ -581,6 +580,7 @@ _POST_NOMINALS = frozenset("CBE OBE MBE KBE GBE DBE CIE KCIE CSI MVO CVO KCVO GC
 # a lower-case word inside a hashtag, handle, path or file name ("#atlas", "atlas.md") is no prose
 _HANDLE_BEFORE_RE = re.compile(r"[#@/\\_]$|\w\.$")
 _HANDLE_AFTER_RE = re.compile(r"[/\\_@]|\.\w")
+_CURRENCY_CODES = frozenset("USD EUR GBP JPY CNY RMB CHF CAD AUD".split())
 _SAINT_WORDS = frozenset(["st", "saint", "ste"])
 # "the First World War", "the Second Sino-Japanese War": an ordinal inside the name of an event
 _ORDINALS = frozenset(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
