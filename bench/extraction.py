@@ -13,6 +13,11 @@ and a possessive ignored). Reported, micro-averaged over all passages:
   (the predicate vocabularies differ, so only the pair is compared); recall over reference triples whose two
   ends are both reference entities.
 
+Every run also scores two halves of the passages, split by a stable hash of the passage title
+(:func:`passage_half`): "tune" and "held-out". Rules are chosen looking only at the errors of the tune half
+(``--errors`` lists that half unless ``--errors-half`` says otherwise); the held-out half shows whether they
+carry over to passages nobody looked at.
+
 Results go to ``bench/results/extraction-<reference file stem>.json``.
 """
 from __future__ import annotations
@@ -28,11 +33,18 @@ from typing import Sequence
 
 from bench.extraction_reference import ReferencePassage, is_date_or_number, load_reference, match_key
 from bench.harness import console, print_table
-from bench.multihop_data import MissingDataError
+from bench.multihop_data import MissingDataError, corpus_index
 from knowledge.graph.extraction import DEFAULT_OFFLINE_EXTRACTOR, Extractor
+from knowledge.graph.extraction.types import Extraction
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
+HALVES = ("tune", "held-out")
+
+
+def passage_half(title: str) -> str:
+    """The half a passage belongs to: a hash of its title, the same on every machine and run."""
+    return HALVES[corpus_index(title, len(HALVES))]
 
 
 @dataclass
@@ -71,11 +83,10 @@ class ExtractionScores:
     false_positives: Counter = field(default_factory=Counter)
     misses: Counter = field(default_factory=Counter)
     seconds: float = 0.0
+    halves: dict[str, "ExtractionScores"] = field(default_factory=dict)
 
-    def add(self, passage: ReferencePassage, extractor: Extractor) -> None:
-        started = time.perf_counter()
-        extraction = extractor.extract(passage.text)
-        self.seconds += time.perf_counter() - started
+    def add(self, passage: ReferencePassage, extraction: Extraction, seconds: float) -> None:
+        self.seconds += seconds
         self.passages += 1
         reference_all = {match_key(e) for e in passage.entities} - {""}
         reference = {match_key(e) for e in passage.entities if not is_date_or_number(e)} - {""}
@@ -109,13 +120,18 @@ class ExtractionScores:
 
 
 def score(passages: Sequence[ReferencePassage], extractor: Extractor = DEFAULT_OFFLINE_EXTRACTOR) -> ExtractionScores:
-    scores = ExtractionScores()
+    """Scores over all passages, with the two halves of :func:`passage_half` in ``halves``."""
+    scores = ExtractionScores(halves={half: ExtractionScores() for half in HALVES})
     for passage in passages:
-        scores.add(passage, extractor)
+        started = time.perf_counter()
+        extraction = extractor.extract(passage.text)
+        seconds = time.perf_counter() - started
+        scores.add(passage, extraction, seconds)
+        scores.halves[passage_half(passage.title)].add(passage, extraction, seconds)
     return scores
 
 
-def print_scores(scores: ExtractionScores, errors: int = 0) -> None:
+def print_scores(scores: ExtractionScores, errors: int = 0, errors_half: str = HALVES[0]) -> None:
     rows = [[name, c.extracted, c.correct, c.reference, c.found, c.precision, c.recall, c.f1]
             for name, c in (("entities (reference without dates/numbers)", scores.entities),
                             ("entities (all reference entities)", scores.entities_all_reference),
@@ -127,18 +143,28 @@ def print_scores(scores: ExtractionScores, errors: int = 0) -> None:
     print_table("Entity precision by extracted type", ["type", "extracted", "correct", "precision"],
                 [[t, c.extracted, c.correct, c.precision]
                  for t, c in sorted(scores.by_type.items(), key=lambda kv: -kv[1].extracted)])
+    print_table("Entities by half of the passages (split by a hash of the title; rules tuned on 'tune' only)",
+                ["half", "passages", "extracted", "correct", "reference", "found", "precision", "recall", "F1"],
+                [[half, h.passages, h.entities.extracted, h.entities.correct, h.entities.reference,
+                  h.entities.found, h.entities.precision, h.entities.recall, h.entities.f1]
+                 for half, h in scores.halves.items()])
     if errors:
-        print_table(f"Most frequent false positives (top {errors})", ["extracted name (type)", "passages"],
-                    scores.false_positives.most_common(errors))
-        print_table(f"Most frequent misses (top {errors})", ["reference name", "passages"],
-                    scores.misses.most_common(errors))
+        shown = scores.halves.get(errors_half, scores)
+        label = errors_half if errors_half in scores.halves else "all passages"
+        print_table(f"Most frequent false positives, {label} (top {errors})", ["extracted name (type)", "passages"],
+                    shown.false_positives.most_common(errors))
+        print_table(f"Most frequent misses, {label} (top {errors})", ["reference name", "passages"],
+                    shown.misses.most_common(errors))
 
 
 def to_dict(scores: ExtractionScores) -> dict:
     return {"passages": scores.passages, "ms_per_passage": 1000 * scores.seconds / max(scores.passages, 1),
             "entities": scores.entities.to_dict(), "entities_all_reference": scores.entities_all_reference.to_dict(),
             "typed_relations": scores.typed_relations.to_dict(), "all_relations": scores.all_relations.to_dict(),
-            "by_type": {t: c.to_dict() for t, c in scores.by_type.items()}}
+            "by_type": {t: c.to_dict() for t, c in scores.by_type.items()},
+            "halves": {half: {"passages": h.passages, "entities": h.entities.to_dict(),
+                              "entities_all_reference": h.entities_all_reference.to_dict()}
+                       for half, h in scores.halves.items()}}
 
 
 def main(argv: Sequence[str] | None = None) -> ExtractionScores:
@@ -148,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> ExtractionScores:
                              "(default: ../shared/data/musique/reference_openie_gpt35.json)")
     parser.add_argument("--limit-passages", type=int, default=None)
     parser.add_argument("--errors", type=int, default=0, help="print the N most frequent false positives and misses")
+    parser.add_argument("--errors-half", choices=[*HALVES, "all"], default=HALVES[0],
+                        help="whose errors --errors lists (default: the tune half; leave the held-out half unseen)")
     parser.add_argument("--no-write", action="store_true", help="do not write bench/results/extraction-*.json")
     args = parser.parse_args(argv)
     try:
@@ -158,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> ExtractionScores:
     if args.limit_passages:
         passages = passages[:args.limit_passages]
     scores = score(passages)
-    print_scores(scores, args.errors)
+    print_scores(scores, args.errors, args.errors_half)
     if not args.no_write:
         from bench.multihop import git_commit
 

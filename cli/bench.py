@@ -40,12 +40,13 @@ def multihop(splits: List[int] = typer.Option([1, 3], "--split", help="Number of
 def extraction(limit_passages: Optional[int] = typer.Option(None, help="Only the first N passages"),
                reference: Optional[str] = typer.Option(
                    None, help="Reference file of {title, text, entities, triples}; default: the MuSiQue one in ../shared/data"),
-               errors: int = typer.Option(0, help="Print the N most frequent false positives and misses")) -> None:
+               errors: int = typer.Option(0, help="Print the N most frequent false positives and misses"),
+               errors_half: str = typer.Option("tune", help="Whose errors to print: tune, held-out or all")) -> None:
     """Offline entity / relation extraction precision and recall against the MuSiQue silver reference."""
     from bench.extraction import main
 
     main([*(["--limit-passages", str(limit_passages)] if limit_passages else []),
-          *(["--reference", reference] if reference else []), "--errors", str(errors)])
+          *(["--reference", reference] if reference else []), "--errors", str(errors), "--errors-half", errors_half])
 
 
 @bench_app.command("latency")

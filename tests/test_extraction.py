@@ -399,3 +399,117 @@ def test_dataclasses_are_frozen():
         e.name = "x"  # type: ignore[misc]
     rel = ExtractedRelation("a", "b", "USES", 2.0, "a uses b")
     assert rel.weight == 2.0
+
+
+# ------------------------------------------------------------------ name boundaries on encyclopedic text (issue 14)
+# Each case is a sentence of the kind the MuSiQue passages hold: names the rule must make, and fragments or
+# non-names it must not.
+NAME_BOUNDARY_CASES = [
+    # a hyphen written with spaces inside a name, not a dash between two names
+    ("The film stars Tom Hanks and Catherine Zeta - Jones. Kim Jong - un was the second of three children.",
+     {"Catherine Zeta-Jones", "Kim Jong-un"}, {"Catherine Zeta", "Jones", "Kim Jong"}),
+    ("Some philosophers of the Enlightenment - Thomas Hobbes, John Locke - had Protestant backgrounds.",
+     {"Thomas Hobbes", "John Locke"}, {"Enlightenment-Thomas Hobbes"}),
+    # a nickname between the given name and the surname
+    ('Samuel "Sam" Schultz (born December 11, 1985) is an American football coach.',
+     {"Samuel Schultz"}, {"Samuel", "Sam"}),
+    # an epithet after a single name, but not a nationality
+    ("Portugal explored the coast under the sponsorship of prince Henry the Navigator.",
+     {"Henry the Navigator"}, {"Henry"}),
+    ("The treaty promised Japan the German possessions in China.", {"Japan"}, {"Japan the"}),
+    # an honorific before a lone surname stays; before a full name it goes
+    ("Dame Maggie Smith played Mrs. Medlock, and the line was dedicated by Lord Dalhousie.",
+     {"Maggie Smith", "Mrs. Medlock", "Lord Dalhousie"}, {"Medlock", "Dalhousie"}),
+    ("Captain George Thatcher Balch was a Union Army officer.", {"George Thatcher Balch"},
+     {"Captain George Thatcher Balch"}),
+    # ordinals and number words inside names
+    ("He was wounded during the First World War and later fought in the Second Sino - Japanese War.",
+     {"First World War", "Second Sino-Japanese War"}, {"World War", "Japanese War"}),
+    ("Austria seceded from the Third Reich in 1945, long after the Seven Years' War.",
+     {"Third Reich", "Seven Years' War"}, {"Reich", "Years"}),
+    ("The 38th Chess Olympiad was organised by FIDE. He was a member of the 14th Lok Sabha.",
+     {"38th Chess Olympiad", "14th Lok Sabha"}, {"Chess Olympiad", "Lok Sabha"}),
+    ("It is the home of Dwight D. Eisenhower, the 34th President of the United States.",
+     {"Dwight D. Eisenhower", "United States"}, {"34th President"}),
+    # possessives inside names
+    ("The cathedral church of the diocese is St Paul's Cathedral in Rockhampton.",
+     {"St Paul's Cathedral", "Rockhampton"}, {"St Paul"}),
+    ("Beijing is a city in the People's Republic of China.", {"People's Republic of China"}, {"Republic of China"}),
+    ("In February 2018, the Groenland Water Users' Association asked for water restrictions.",
+     {"Groenland Water Users' Association"}, {"Groenland Water Users"}),
+    # numbers: a day of a date, a coordinate or a thousands group is no version; a road keeps its number
+    ("Members: Belize 1 May 1974, Suriname 4 July 1995.", {"Suriname"}, {"Suriname 4"}),
+    ("Warm Springs is located on Arkansas Highway 251, north of Pocahontas.", {"Arkansas Highway 251"},
+     {"Arkansas Highway"}),
+    ("The highest point is Mount Sunflower 4,041 ft above sea level.", {"Mount Sunflower"}, {"Mount Sunflower 4"}),
+    ("The 180 MW Tatanka Wind Farm is located in Dickey County.", {"Tatanka Wind Farm"}, {"MW Tatanka Wind Farm"}),
+    # a capitalised word also written in lower case in the text is a common noun
+    ("In 1947 Japan adopted its current Constitution; the constitution replaced the Meiji charter.",
+     {"Japan"}, {"Constitution"}),
+    # a piece of a longer title-case name cut at of / the / on / v / &
+    ("The Very Private Life of Mister Sim is a 2015 French comedy film.", set(), {"Mister Sim", "Private Life"}),
+    ("Maria Santos of Cobalt Systems reviewed the labels.", {"Maria Santos", "Cobalt Systems"}, set()),
+    # names joined by an ampersand, by "of the", by "Party of", by two particles; post-nominal letters
+    ("The hotel is managed by Omni Hotels & Resorts.", {"Omni Hotels & Resorts"}, {"Resorts"}),
+    ("The Episcopal Church of the Epiphany is a parish in San Carlos.", {"Episcopal Church of the Epiphany"},
+     {"Episcopal Church"}),
+    ("The Communist Party of Canada is a political party.", {"Communist Party of Canada"}, {"Canada"}),
+    ("Arnoud Eugène van der Biesen was a sailor from the Netherlands.", {"Arnoud Eugène van der Biesen"},
+     {"Biesen"}),
+    ("James Alexander Richey CIE was a British educationist.", {"James Alexander Richey"},
+     {"James Alexander Richey CIE"}),
+    ("He works in Washington, D.C. for a law firm.", {"Washington, D.C."}, {"Washington", "D.C"}),
+    # "X and Y" after a place head or before a given name lists two names
+    ("Although Hong Kong Island and Kowloon were ceded to Britain, the lease ended.",
+     {"Hong Kong Island", "Kowloon"}, {"Hong Kong Island and Kowloon"}),
+    # Northern / Western inside a sentence start a name; a nationality phrase with no name left is none
+    ("Polytechnics were institutions in England, Wales and Northern Ireland.", {"Northern Ireland"}, {"Ireland"}),
+    ("The courthouse is a Greek Revival structure. Native Americans lived in the valley.", set(),
+     {"Revival", "Native", "Greek Revival"}),
+    # quotations: a lower-case quoted word or phrase is no name unless coined as one
+    ('A Jagunço, from the Portuguese "zarguncho" (a weapon), is an armed bodyguard.', set(), {"zarguncho"}),
+    ('His thought was based on "a set of Protestant Christian assumptions".', set(),
+     {"a set of Protestant Christian assumptions"}),
+    # notes and headings: " - " in a title line separates a subtitle; "#atlas" is no lower-case "atlas"; an
+    # imperative first word before "the" is not a title; a currency code ends a name
+    ("# Project Atlas - Design Document\n\nProject Atlas stores the shared graph.", {"Project Atlas"},
+     {"Project Atlas-Design Document"}),
+    ("She joins the Atlas data group. Say hi in #atlas!", {"Atlas"}, set()),
+    ("Ran the Helios reindex dry run on staging. - Hand the Borealis lead to Jonas by Q4.",
+     {"Helios", "Borealis", "Jonas"}, {"Ran the Helios", "Hand the Borealis"}),
+    ("In June the split was: Anthropic EUR 9,800 (Project Orion agents).", {"Anthropic", "Project Orion"},
+     {"Anthropic EUR", "Anthropic EUR 9"}),
+    # prepositions and media formats are no names
+    ("Alongside Saeco, Eugster is one of the largest makers. The Soundhouse Tapes is the debut EP by Iron Maiden.",
+     {"Saeco", "Iron Maiden"}, {"Alongside Saeco", "EP"}),
+]
+
+
+@pytest.mark.parametrize("text, present, absent", NAME_BOUNDARY_CASES)
+def test_name_boundaries_on_encyclopedic_sentences(ex, text, present, absent):
+    r = ex.extract(text)
+    assert_spans_valid(text, r)
+    names = set(by_name(r))
+    assert present <= names, present - names
+    assert not names & absent, names & absent
+
+
+def test_a_lone_given_name_after_the_full_name_is_that_person(ex):
+    r = ex.extract("The team hired head coach Brian Harvey in May. Brian's first priority was to sign two players.")
+    names = by_name(r)
+    assert "Brian" not in names
+    assert len(names["Brian Harvey"].mentions) == 2
+
+
+def test_a_flattened_infobox_keeps_only_names_with_evidence(ex):
+    infobox = ("State song (s): Home on the Range Official language English Demonym Kansan Capital Topeka Largest city "
+               "Wichita Largest metro Greater Kansas City Area Ranked 15th Total 82,278 sq mi Width 410 miles Length "
+               "213 miles Latitude 37 N to 40 N Longitude 94 W to 102 W Population Ranked 35th Total 2,913,123 Density "
+               "35.1 Ranked 40th Median household income 54,865 Elevation Highest point Mount Sunflower")
+    names = set(by_name(ex.extract(infobox)))
+    assert "Mount Sunflower" in names                               # a place head is evidence
+    assert not names & {"English Demonym Kansan Capital Topeka Largest", "Greater Kansas City Area Ranked",
+                        "W Population Ranked", "Median", "Elevation Highest"}
+    # the same names in prose are kept
+    prose = "The capital of Kansas is Topeka, and its largest city is Wichita."
+    assert {"Topeka", "Wichita"} <= set(by_name(ex.extract(prose)))

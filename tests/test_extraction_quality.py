@@ -89,6 +89,21 @@ def test_extraction_bench_scores_a_few_passages(capsys):
     assert "Offline extractor vs the silver reference, 6 passages" in out and "precision" in out
 
 
+def test_extraction_bench_scores_two_stable_halves_that_add_up(capsys):
+    scores = extraction_bench.main(["--reference", str(SAMPLE), "--no-write", "--errors", "3",
+                                    "--errors-half", "held-out"])
+    halves = scores.halves
+    assert set(halves) == {"tune", "held-out"}
+    assert sum(h.passages for h in halves.values()) == scores.passages
+    assert sum(h.entities.extracted for h in halves.values()) == scores.entities.extracted
+    assert sum(h.entities.found for h in halves.values()) == scores.entities.found
+    # a hash of the title (sha1), not Python's per-process hash(): the same half on every run and machine
+    assert [extraction_bench.passage_half(t) for t in ("Vienna", "Athens", "Oslo", "Dublin")] == \
+        ["tune", "tune", "held-out", "held-out"]
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Entities by half of the passages" in out and "false positives, held-out" in out
+
+
 def test_extraction_bench_says_where_the_reference_is_expected(tmp_path, capsys):
     with pytest.raises(SystemExit) as exited:
         extraction_bench.main(["--reference", str(tmp_path / "nope.json"), "--no-write"])

@@ -126,11 +126,14 @@ def _merge_short_names(groups: dict[str, Group]) -> None:
             by_first.setdefault(normalize_name(lead), []).append(g)
     # "McCartney" after "Paul McCartney": a surname repeats the person's full name
     by_last: dict[str, list[Group]] = {}
+    by_given: dict[str, list[Group]] = {}
     for g in groups.values():
         words = g.mentions[0].surface.split()
         if 2 <= len(words) <= 4 and all(_NAME_WORD_RE.fullmatch(w) for w in words) \
                 and _decide_type(g.votes) in ("PERSON", "OTHER") and words[-1].lower() not in P.HEAD_WORDS:
             by_last.setdefault(normalize_name(words[-1]), []).append(g)
+            if words[0].lower() in P.FIRST_NAMES:           # "Brian" after "Brian Harvey": the same person
+                by_given.setdefault(normalize_name(words[0]), []).append(g)
     for key, g in list(groups.items()):
         surf = g.mentions[0].surface
         if " " in surf or not g.mentions[0].english or key.startswith("food:"):
@@ -140,6 +143,8 @@ def _merge_short_names(groups: dict[str, Group]) -> None:
         targets = [t for t in by_first.get(key, []) if t.key != key]
         if not targets:
             targets = [t for t in by_last.get(key, []) if t.key != key]
+        if not targets and surf.lower() in P.FIRST_NAMES:
+            targets = [t for t in by_given.get(key, []) if t.key != key]
         if len(targets) != 1:
             continue
         target = targets[0]

@@ -29,6 +29,19 @@ _HYPHEN_TAIL_RE = re.compile(r"(.+?)-([a-z]+)")
 _DOTTED_RE = re.compile(r"[A-Z](?:\.[A-Z])+")
 _SCORE_AFTER_RE = re.compile(r"\s*(?:[-–—:]|to)\s*\d|\s+(?:points?|goals?|wins?|votes?|seats?|medals?)\b")
 _YEAR_BEFORE_RE = re.compile(r"(?<![\w.,])(1[5-9]\d\d|20\d\d) $")
+# a number that is a day of a date or a coordinate, not a version: "Suriname 4 July 1995", "37°32′N 77°28′W"
+# one capitalised word of a longer title-case name the runs of capitalised words cut apart
+_FRAGMENT_AFTER_RE = re.compile(r" (?:of|the|on|v|&) [A-Z]")
+_FRAGMENT_BEFORE_RE = re.compile(r"((?:[A-Z][\w'.’-]* )+)(?:of|the|on|v|&) $")
+# what introduces a coined lower-case name: 'the team calls it "semantic routing"', 'the term "polytechnic"'
+_COINED_BEFORE_RE = re.compile(r"\b(?:call(?:s|ed)?(?: it| them)?|known as|term(?:ed)?|dubbed|named|nicknamed)\s*$",
+                               re.IGNORECASE)
+_ORDINAL_BEFORE_RE = re.compile(r"(?<![\w.,])(\d+(?:st|nd|rd|th)) $")
+_ROAD_NUMBER_AFTER_RE = re.compile(r"\.? (\d{1,4})\b(?![.,]\d)")
+_ROAD_HEADS = frozenset(["highway", "route", "road", "rd", "interstate", "freeway", "motorway", "expressway"])
+_SENTENCE_START_RE = re.compile(r"(?:\A|[.!?:]|\n)\s*(?:(?:[-*•]|\d+[.)])\s*)?$")
+_DATE_OR_DEGREE_AFTER_RE = re.compile(
+    r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|\s*[°′″]|,\d")
 
 
 class _DocContext:
@@ -38,6 +51,7 @@ class _DocContext:
         self.tokens: list[list[tuple[int, int, str]]] = []
         self.initial: list[set[int]] = []          # sentence-, line- and label-initial token indexes
         self.lower_words: set[str] = set()
+        self.prose_lower_words: set[str] = set()    # lower-case words of running text, not of "#atlas", "atlas.md"
         self.mid_caps: set[str] = set()          # capitalised words seen somewhere not sentence-initially
         for s, e in sentences:
             toks = [(m.start(), m.end(), m.group()) for m in P.WORD_RE.finditer(text, s, e)]
@@ -54,6 +68,8 @@ class _DocContext:
             for k, (ts, _, w) in enumerate(toks):
                 if w.islower():
                     self.lower_words.add(w)
+                    if not _HANDLE_BEFORE_RE.search(text, max(0, ts - 2), ts) and not _HANDLE_AFTER_RE.match(text, te):
+                        self.prose_lower_words.add(w)
                 elif k not in initial and is_cap(w):
                     self.mid_caps.add(w)
 
@@ -67,6 +83,8 @@ class _SentenceContext:
     strong_food_ctx: bool
     company_ctx: bool
     heading: bool
+    table: bool = False
+    title_line: bool = False       # a heading or a line of its own: " - " there separates a title from a subtitle
 
 
 def _other_org_in(text: str, toks: list, parts: list[int]) -> bool:
@@ -109,6 +127,8 @@ class OfflineExtractor:
             strong_food_ctx=bool(P.FOOD_STRONG_CONTEXT_RE.search(sentence)),
             company_ctx=bool(P.COMPANY_CONTEXT_RE.search(sentence)),
             heading=sentence.lstrip().startswith("#"),
+            table=_flattened_table(toks, sentence),
+            title_line=sentence.lstrip().startswith("#") or _title_line(text, s, e),
         )
         i = 0
         while i < n:
@@ -119,11 +139,41 @@ class OfflineExtractor:
             parts = [i]
             end = te
             legal = False
+            cut: tuple[int, int] | None = None
             j = i
             while j + 1 < n:
                 nxt_s, nxt_e, nxt = toks[j + 1]
                 gap = text[toks[j][1]:nxt_s]
                 cur = toks[j][2]
+                nick = _NICKNAME_RE.match(text, toks[j][1]) if len(parts) == 1 and cut is None else None
+                if nick and NAME_WORD_RE.fullmatch(cur) and cur.lower() not in P.STOPWORDS:
+                    k = next((k for k in range(j + 1, min(n, j + 8)) if toks[k][0] == nick.end()), None)
+                    if k is not None and NAME_WORD_RE.fullmatch(toks[k][2]) and toks[k][2].lower() not in P.STOPWORDS:
+                        parts.append(k)                              # 'Samuel "Sam" Schultz' is Samuel Schultz
+                        cut = (toks[j][1], toks[k][0])
+                        end = toks[k][1]
+                        j = k
+                        continue
+                if gap == " " and nxt == "the" and len(parts) == 1 and j + 2 < n \
+                        and (j not in initials or cur.lower() in P.FIRST_NAMES) and _epithet_follows(text, toks, j, cur):
+                    parts.extend((j + 1, j + 2))                     # "Edward the Confessor", "Pliny the Elder"
+                    end = toks[j + 2][1]
+                    j += 2
+                    break
+                if gap in ("' ", "’ ") and cur.endswith("s") and len(cur) > 3 and is_cap(nxt) \
+                        and nxt.lower() not in P.STOPWORDS:
+                    parts.append(j + 1)                              # "Seven Years' War", "Water Users' Association"
+                    end = nxt_e
+                    j += 1
+                    continue
+                if gap in ("'", "’") and nxt == "s" and j + 2 < n \
+                        and (toks[parts[0]][2].lower() in _SAINT_WORDS or cur.lower() in _COMMON_POSSESSORS) \
+                        and text[nxt_e:toks[j + 2][0]] == " " and is_cap(toks[j + 2][2]) \
+                        and toks[j + 2][2].lower() not in P.STOPWORDS:
+                    parts.extend((j + 1, j + 2))                     # "St Paul's Cathedral", "People's Republic"
+                    end = toks[j + 2][1]
+                    j += 2
+                    continue
                 if gap in (" ", ", ", ",  ") and nxt.lower() in P.LEGAL_SUFFIXES and nxt[0].isupper():
                     parts.append(j + 1)
                     end = nxt_e + (1 if nxt.lower() in P.LEGAL_ABBREV and text[nxt_e:nxt_e + 1] == "." else 0)
@@ -146,13 +196,23 @@ class OfflineExtractor:
                     end = nxt_e
                     j += 1
                     continue
+                if gap == ", " and _DISTRICT_RE.fullmatch(nxt) and text[nxt_e:nxt_e + 1] == "." and len(parts) <= 2:
+                    parts.append(j + 1)                              # "Washington, D.C."
+                    end = nxt_e + 1
+                    j += 1
+                    break
                 if gap == ", " and nxt.lower() in ("jr", "sr") and is_cap(nxt):
                     parts.append(j + 1)                              # "Martin Luther King, Jr."
                     end = nxt_e
                     j += 1
                     break
+                if gap == " - " and not ctx.title_line and _spaced_hyphen_joins(toks, parts, nxt):
+                    parts.append(j + 1)                              # "Zeta - Jones", "Kim Jong - un"
+                    end = nxt_e
+                    j += 1
+                    continue
                 if gap not in (" ", "  "):
-                    if gap.strip() == "&" and len(gap) <= 3 and cur.lower() in P.OF_HEADS and is_cap(nxt):
+                    if gap.strip() == "&" and len(gap) <= 3 and is_cap(nxt) and nxt.lower() not in P.STOPWORDS:
                         parts.append(j + 1)
                         end = nxt_e
                         j += 1
@@ -177,19 +237,36 @@ class OfflineExtractor:
                         and toks[j + 2][2].lower() not in P.STOPWORDS
                         and (cur.lower() in P.OF_HEADS or nxt in P.NAME_PARTICLES
                              or (nxt == "of" and len(parts) == 1 and _of_head(cur)))
-                        and not any(toks[k][2] == "of" for k in parts)):
+                        and not any(toks[k][2] == "of" for k in parts)
+                        and not (nxt == "and" and _coordinated(toks, parts, j + 2))):
                     parts.extend((j + 1, j + 2))
                     end = toks[j + 2][1]
                     j += 2
                     continue
+                if nxt == "of" and cur.lower() in P.OF_HEADS and j + 3 < n and toks[j + 2][2] == "the" \
+                        and text[nxt_e:toks[j + 2][0]] == " " == text[toks[j + 2][1]:toks[j + 3][0]] \
+                        and is_cap(toks[j + 3][2]) and toks[j + 3][2].lower() not in P.STOPWORDS \
+                        and not any(toks[k][2] == "of" for k in parts):
+                    parts.extend((j + 1, j + 2, j + 3))              # "Church of the Epiphany", "Bank of the West"
+                    end = toks[j + 3][1]
+                    j += 3
+                    continue
+                if nxt in P.NAME_PARTICLES and j + 3 < n and toks[j + 2][2] in P.NAME_PARTICLES \
+                        and text[nxt_e:toks[j + 2][0]] == " " == text[toks[j + 2][1]:toks[j + 3][0]] \
+                        and NAME_WORD_RE.fullmatch(toks[j + 3][2]):
+                    parts.extend((j + 1, j + 2, j + 3))              # "Arnoud van der Biesen", "Vicente de la Mata"
+                    end = toks[j + 3][1]
+                    j += 3
+                    continue
                 if P.VERSION_RE.fullmatch(nxt) and cur.lower() not in P.STOPWORDS and not cur.isdigit() \
-                        and not _SCORE_AFTER_RE.match(text, nxt_e) and normalize_name(cur) not in P.PLACE_GAZ:
+                        and len(cur) > 1 and not _SCORE_AFTER_RE.match(text, nxt_e) \
+                        and not _DATE_OR_DEGREE_AFTER_RE.match(text, nxt_e) and normalize_name(cur) not in P.PLACE_GAZ:
                     parts.append(j + 1)
                     end = nxt_e
                     j += 1
                 break
             i = j + 1
-            self._emit_sequence(text, toks, parts, end, legal, ctx, out)
+            self._emit_sequence(text, toks, parts, end, legal, ctx, out, cut)
         # lowercase food words ("we baked an apple pie")
         food_hits = [m for m in P.FOOD_RE.finditer(text, s, e) if m.group().islower()]
         if food_hits and (food_ctx or len(food_hits) >= 2):
@@ -203,7 +280,7 @@ class OfflineExtractor:
             out.append(Candidate(m.start(1), m.end(1), surface, normalize_name(surface), type_votes(CONCEPT=4), 2, si))
 
     def _emit_sequence(self, text: str, toks: list, parts: list[int], end: int, legal: bool,
-                       ctx: "_SentenceContext", out: list[Candidate]) -> None:
+                       ctx: "_SentenceContext", out: list[Candidate], cut: tuple[int, int] | None = None) -> None:
         title = False
         orig_last = parts[-1]
         initials, doc, si = ctx.initials, ctx.doc, ctx.si
@@ -216,14 +293,25 @@ class OfflineExtractor:
             rest = len(parts) > 1
             if low in P.TITLES and rest and not _legal_suffix_only(toks, parts[1:]):
                 title = True
+                if low.rstrip(".") in _HONORIFICS and len(parts) == 2 and toks[parts[1]][2].lower() not in P.FIRST_NAMES \
+                        and NAME_WORD_RE.fullmatch(toks[parts[1]][2]):
+                    break                                   # "Mrs. Medlock", "Lord Dalhousie": a surname alone
                 parts = parts[1:]
                 initial = bool(parts) and parts[0] in initials
                 continue
             if (low in P.STOPWORDS or (low in P.CONNECTORS and not (w[0].isupper() and low in P.NAME_PARTICLES
                                                                     and rest))) and not cased_known(w) \
-                    and not (rest and _season_name(w, toks, parts[0])):
+                    and not (rest and _season_name(w, toks, parts[0])) \
+                    and not (rest and low in _ORDINALS and (toks[parts[-1]][2].lower() in _ORDINAL_NAME_HEADS
+                                                            or parts[0] not in initials)) \
+                    and not (rest and low in _CARDINALS and toks[parts[-1]][2].lower() in _ORDINAL_NAME_HEADS) \
+                    and not (rest and low in _COMPASS_ADJECTIVES and parts[0] not in initials):
                 parts = parts[1:]
                 initial = bool(parts) and parts[0] in initials
+                continue
+            if rest and w.isupper() and low in P.NON_ENTITY_ACRONYMS:
+                parts = parts[1:]                           # "The 180 MW Tatanka Wind Farm": a unit
+                initial = False
                 continue
             if low in P.NATIONALITIES and rest and any(toks[k][2].lower() in P.TITLES for k in parts[1:3]):
                 parts = parts[1:]                           # "British Prime Minister ..."
@@ -254,12 +342,24 @@ class OfflineExtractor:
                 end = toks[parts[-1]][1] if parts else end
                 continue
             break
+        # a unit or currency code after a name: "Anthropic EUR 9,800"
+        while len(parts) >= 2 and toks[parts[-1]][2] in _CURRENCY_CODES:   # not "YouTube TV", "World War II"
+            parts = parts[:-1]
+        # post-nominal letters are not part of the name: "James Alexander Richey CIE", "Archibald Gordon CBE"
+        while len(parts) >= 3 and toks[parts[-1]][2] in _POST_NOMINALS:
+            parts = parts[:-1]
         # a nationality ends no name ("OrionEval German", "North American") and starts one only before a
         # name head ("American Civil War", "British Columbia"; not "American Precisionist")
         while len(parts) >= 2 and toks[parts[-1]][2].lower() in P.NATIONALITIES:
             parts = parts[:-1]
+            left = toks[parts[0]][2]
+            if len(parts) == 1 and not known_key(normalize_name(left)) and NAME_WORD_RE.fullmatch(left) \
+                    and (parts[0] in initials or looks_common(left) or left.lower() in doc.prose_lower_words):
+                return                                      # "Native Americans": no name left ("OrionEval" stays)
         if len(parts) == 2 and toks[parts[0]][2].lower() in P.NATIONALITIES and not legal \
                 and toks[parts[-1]][2].lower() not in P.HEAD_WORDS | P.NATIONAL_NAME_HEADS:
+            if not known_key(normalize_name(toks[parts[1]][2])) and toks[parts[1]][2].lower() not in P.FIRST_NAMES:
+                return                                      # "Greek Revival", "Roman Catholic": an adjective phrase
             parts = parts[1:]
         # "Project Atlas Weekly": the meeting about the project names the project
         while len(parts) >= 3 and not legal and toks[parts[-1]][2].lower() in P.DOCUMENT_TAIL_WORDS \
@@ -275,11 +375,21 @@ class OfflineExtractor:
         start = toks[parts[0]][0]
         if not (legal and parts[-1] == orig_last):
             end = toks[parts[-1]][1]
+        if len(words) >= 2 and _DISTRICT_RE.fullmatch(words[-1]) and text[end:end + 1] == ".":
+            end += 1                                                 # "Washington, D.C." keeps its full stop
         if len(words) >= 2 and (words[-1].lower() in P.EVENT_HEADS or words[0].lower() in _SEASONS):
             year = _YEAR_BEFORE_RE.search(text, max(0, start - 6), start)
             if year:                                                 # "1920 Summer Olympics", "2014 FIFA World Cup"
                 start = year.start(1)
                 words = [year.group(1), *words]
+        ordinal = _ORDINAL_BEFORE_RE.search(text, max(0, start - 8), start) if len(words) >= 2 else None
+        if ordinal:                                                  # "the 38th Chess Olympiad", "the 11th Lok Sabha"
+            start = ordinal.start(1)
+            words = [ordinal.group(1), *words]
+        road = _ROAD_NUMBER_AFTER_RE.match(text, end) if words[-1].lower() in _ROAD_HEADS else None
+        if road:                                                     # "Arkansas Highway 251", "Cty Rd. 24"
+            end = road.end()
+            words = [*words, road.group(1)]
         extra: Counter = Counter()
         if len(words) == 1:
             w = words[0]
@@ -322,9 +432,15 @@ class OfflineExtractor:
                     return                                           # "Steps", "Rollback", "Purpose"
             if w.isdigit() or P.QUARTER_RE.fullmatch(w):
                 return
+            if not strong and low in doc.prose_lower_words:
+                return                                               # "the current Constitution" / "constitution"
+            if not known and _title_fragment(text, start, end):
+                return                                               # "Jump for [Glory]", "The [Desolation] of Smaug"
         elif len(words) >= 3 and all(x.isupper() for x in words) and any(len(x) > 4 for x in words):
             return                                                   # shouted heading
-        surface = text[start:end]
+        surface = text[start:end] if cut is None or not start < cut[0] < cut[1] < end \
+            else f"{text[start:cut[0]]} {text[cut[1]:end]}"
+        surface = surface.replace(" - ", "-")                        # hyphens spaced apart in the source text
         key = normalize_name(surface)
         if not key or key.isdigit():
             return
@@ -338,6 +454,11 @@ class OfflineExtractor:
                                  type_votes(PRODUCT=4), 2, si))
             return
         votes = english_votes(words, surface, title=title, legal=legal) + extra
+        if len(words) >= 2 and not legal and not known_key(key) and not votes \
+                and _title_fragment(text, start, end):
+            return                                                   # "The Very Private Life of [Mister Sim]"
+        if ctx.table and not (votes["PERSON"] or votes["PLACE"] or known_key(key)):
+            return                                                   # a cell run-on of a flattened infobox
         if ctx.heading and not votes:
             return                                                   # "# Retrieval Architecture Note"
         if key in P.AMBIGUOUS_ORG and not legal:
@@ -352,7 +473,7 @@ class OfflineExtractor:
         elif key in FOOD_KEYS and not votes and ctx.food_ctx:
             out.append(Candidate(start, end, surface, "food:" + singular(key), type_votes(FOOD=5), 2, si))
             return
-        out.append(Candidate(start, end, surface, key, votes, 2, si))
+        out.append(Candidate(start, end, surface, key, votes, 3 if cut else 2, si))
 
     # ---------------------------------------------------------------- quoted terms
     def _quoted(self, text: str, s: int, e: int, si: int, out: list[Candidate]) -> None:
@@ -379,8 +500,9 @@ class OfflineExtractor:
                         continue
                     stop = sum(1 for w in words if w.lower() in P.STOPWORDS)
                     title_case = sum(1 for w in words if w[:1].isupper()) * 2 > len(words)
-                    if (stop * 2 > len(words) and not title_case) or (inner.islower() and len(words) > 4):
-                        continue
+                    if (stop * 2 > len(words) and not title_case) or ((inner.islower() or inner[0].islower()) and (
+                            len(words) > 4 or not _COINED_BEFORE_RE.search(text, max(0, m.start() - 30), m.start()))):
+                        continue                     # a "quoted" lower-case word is a name only when coined as one
                     clean = [w for w in re.findall(r"[A-Za-z0-9][\w.+-]*", inner)] or [inner]
                     votes = english_votes(clean, inner, title=False, legal=False)
                     if not votes:
@@ -443,7 +565,29 @@ class OfflineExtractor:
             c.votes["ORG"] += 2
 
 
+# a sentence of at least this many words, this share of them capitalised, is a flattened table
+TABLE_MIN_WORDS = 50
+TABLE_CAPITALISED_SHARE = 0.55
 _SEASONS = frozenset(["spring", "summer", "autumn", "fall", "winter"])
+_HONORIFICS = frozenset(["mr", "mrs", "ms", "miss", "mx", "lord", "lady", "sir", "dame", "judge"])
+# capitalised inside a sentence they start a name: "Northern Ireland", "Western Australia", "Eastern Europe"
+_COMPASS_ADJECTIVES = frozenset(["northern", "southern", "eastern", "western"])
+# a common noun whose possessive starts a name: "People's Republic of China", "Women's Society"
+_COMMON_POSSESSORS = frozenset(["people", "women", "woman", "men", "children", "workers", "veterans"])
+_DISTRICT_RE = re.compile(r"[A-Z]\.[A-Z]")
+_POST_NOMINALS = frozenset("CBE OBE MBE KBE GBE DBE CIE KCIE CSI MVO CVO KCVO GCVO CMG KCMG GCMG CB KCB GCB DSO DSC MC "
+                           "VC GC QC KC FRS FRSE FBA PC MP MEP".split())
+# a lower-case word inside a hashtag, handle, path or file name ("#atlas", "atlas.md") is no prose
+_HANDLE_BEFORE_RE = re.compile(r"[#@/\\_]$|\w\.$")
+_HANDLE_AFTER_RE = re.compile(r"[/\\_@]|\.\w")
+_CURRENCY_CODES = frozenset("USD EUR GBP JPY CNY RMB CHF CAD AUD".split())
+_SAINT_WORDS = frozenset(["st", "saint", "ste"])
+# "the First World War", "the Second Sino-Japanese War": an ordinal inside the name of an event
+_ORDINALS = frozenset(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])
+_CARDINALS = frozenset(["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "thirty", "hundred"])
+_ORDINAL_NAME_HEADS = P.EVENT_HEADS | P.NATIONAL_NAME_HEADS
+# a nickname between a first name and the surname: Samuel "Sam" Schultz, Raymond ``Ray ''Velcoro, Ronald ("Ron")
+_NICKNAME_RE = re.compile(r"""\s+\(?\s*(?:"|``|“|')\s*[A-Z][\w.-]*(?: [A-Z][\w.-]*)?\s*(?:"|''|”|')\s*\)?\s*(?=[A-Z])""")
 _PRONOUN_I_AFTER_RE = re.compile(r"\s+(?:am|was|have|had|will|would|think|thought|do|did|can|could|went|said|"
                                  r"know|knew|love|feel|felt|want|need|see|saw|hope|guess|believe|also|really)\b")
 
@@ -454,6 +598,68 @@ def _of_head(word: str) -> bool:
     low = word.lower()
     return not (low in P.FIRST_NAMES or low in P.NEVER_ALONE or low in P.STOPWORDS or low in P.TITLES
                 or low in P.NATIONALITIES or word.isupper() or looks_common(word))   # not "Ingestion of PDF"
+
+
+def _coordinated(toks: list, parts: list[int], k: int) -> bool:
+    """ "X and Y" lists two names when X already ends as a place ("Hong Kong Island and Kowloon", "New York City
+    and Buffalo") or Y starts as a person ("Andrew Marks and Spencer Unger"); not "Museum and Art Gallery"."""
+    return toks[parts[-1]][2].lower() in P.PLACE_HEADS or toks[k][2].lower() in P.FIRST_NAMES
+
+
+def _title_fragment(text: str, start: int, end: int) -> bool:
+    """A piece of a longer title-case name cut at a function word: "Jump for [Glory]" is not, "The [Desolation]
+    of Smaug", "Life of [Mister Sim]", "Law & [Order]" are; after a person's name "of" names their organisation
+    ("Maria Santos of [Cobalt Systems]")."""
+    if _FRAGMENT_AFTER_RE.match(text, end):
+        return True
+    before = _FRAGMENT_BEFORE_RE.search(text, max(0, start - 60), start)
+    if not before:
+        return False
+    run = before.group(1).split()
+    if len(run) == 1 and text[before.end(1):start].startswith("the") \
+            and _SENTENCE_START_RE.search(text, max(0, before.start() - 6), before.start()):
+        return False                                     # "Ran the Helios reindex": a capitalised first word
+    first = run[0].lower().rstrip(".")
+    return not (len(run) >= 2 and (first in P.FIRST_NAMES or first in P.PINYIN_SURNAMES or first in P.TITLES))
+
+
+def _title_line(text: str, s: int, e: int) -> bool:
+    """A line of its own that is no sentence: "Kestrel Labs - New Hire Onboarding Checklist"."""
+    line = text[s:e].strip()
+    before, after = text[:s].rstrip(" \t"), text[e:].lstrip(" \t")
+    return bool(line) and "\n" not in line and not line.endswith((".", "!", "?", ":")) \
+        and (not before or before.endswith("\n")) and after.startswith("\n")
+
+
+def _flattened_table(toks: list, sentence: str) -> bool:
+    """An infobox or table flattened into one line ("Capital Topeka Largest city Wichita Largest metro ..."):
+    mostly capitalised words with no cell separators, where a run of capitalised words is no name boundary."""
+    if len(toks) < TABLE_MIN_WORDS or "|" in sentence or "\n" in sentence.strip():
+        return False
+    words = [t[2] for t in toks if t[2][0].isalpha()]
+    return len(words) >= TABLE_MIN_WORDS and sum(w[0].isupper() for w in words) >= TABLE_CAPITALISED_SHARE * len(words)
+
+
+def _epithet_follows(text: str, toks: list, j: int, cur: str) -> bool:
+    """ "Henry the Navigator": one capitalised word after "the" that ends the run of capitalised words."""
+    epithet = toks[j + 2][2]
+    if text[toks[j + 1][1]:toks[j + 2][0]] != " " or not NAME_WORD_RE.fullmatch(epithet) \
+            or epithet.lower() in P.STOPWORDS or epithet.lower() in P.NATIONALITIES or cur.lower() in P.STOPWORDS \
+            or not NAME_WORD_RE.fullmatch(cur) or known_key(normalize_name(cur)):
+        return False
+    return j + 3 >= len(toks) or text[toks[j + 2][1]:toks[j + 3][0]] != " " or not is_cap(toks[j + 3][2])
+
+
+def _spaced_hyphen_joins(toks: list, parts: list[int], nxt: str) -> bool:
+    """A hyphen written with spaces inside a name ("Catherine Zeta - Jones", "Harley - Davidson", "Kim Jong - un"),
+    not a dash between two names or before a date ("Enlightenment - Thomas Hobbes", "Indies - February")."""
+    low = nxt.lower()
+    if nxt[0].isupper():
+        return (low not in P.STOPWORDS and low not in P.FIRST_NAMES and not nxt.isupper()
+                and not toks[parts[-1]][2].isupper())
+    words = [toks[k][2] for k in parts]                              # a syllable of a Korean given name
+    return nxt.isalpha() and len(nxt) <= 5 and low not in P.STOPWORDS and len(words) >= 2 \
+        and all(len(w) <= 5 for w in words)
 
 
 def _season_name(word: str, toks: list, k: int) -> bool:

@@ -35,6 +35,7 @@ STOPWORDS = frozenset(w.lower() for w in _words(
     "Although Though Because Since While Whereas When Whenever Where Wherever Whether If Unless Until "
     "Once After Before During Despite Within Without Across Along Among Around Against Above Below "
     "Between Beyond Into Onto Upon Over Under Through Throughout Toward Towards Via Per "
+    "Alongside Beside Besides Amid Amidst Amongst Unlike Including Regarding Concerning "
     "In On At By For From Of To With About As Like Near Inside Outside Except "
     "And Or But Nor So Not No Yes Both Either Neither Each Every Any All Some Many Much More Most "
     "Few Several Such Other Another Same Own Only Just Even Very Quite Rather Almost Already Always "
@@ -121,7 +122,8 @@ TITLES = frozenset(w.lower() for w in _words(
     "Dr Prof Professor Mr Mrs Ms Miss Mx Sir Dame Lord Lady Madam Mme Mlle Rev Fr Hon Capt Gen Col "
     "Sen Rep Gov Pres President Chairman Chairwoman Chair CEO CTO CFO COO CIO CSO VP Founder Cofounder "
     "Co-founder Director Minister Chancellor Senator Governor Mayor Judge Justice Dean Engineer "
-    "Researcher Scientist Prime Dr. Prof."
+    "Researcher Scientist Prime Dr. Prof. Captain Lieutenant Sergeant Representative Congressman Congresswoman "
+    "Commissioner Ambassador Admiral Historian"
 ))
 # Titles that reliably end with a period and never end a sentence.
 ABBREVIATIONS = frozenset(w.lower() for w in _words(
@@ -156,7 +158,7 @@ OF_HEADS = frozenset(w.lower() for w in _words(
     "Parliament Senate Assembly Army Navy Legion Regiment Fleet Confederation Commonwealth Gallery "
     "Library Archive Archives Hospital Prize Cross Directorate Administration Service Sultan Emir Shah "
     "Tsar Czar Pope Patriarch Caliph Raja Maharaja Nawab Marquess Viscount Baron Knights Daughters Friends "
-    "Statue Tomb Line Film Orchestra Opera Theatre Theater Conservatory Cemetery Garden Gardens Zoo"
+    "Statue Tomb Line Film Orchestra Opera Theatre Theater Conservatory Cemetery Garden Gardens Zoo Party"
 ))
 
 ORG_HEADS = frozenset(w.lower() for w in _words(
@@ -449,7 +451,7 @@ NON_ENTITY_ACRONYMS = frozenset(w.lower() for w in _words(
     "ID IDs OK AM PM TBD TODO FAQ ETA FYI ASAP AKA EOD EOW PTO WIP NA N/A GB MB TB KB PB GiB MiB TiB KiB "
     "MS GHz MHz KHz Hz KW KWh MW FM TV ERP CDP ZIP FPS QPS RPS TPS USD EUR RMB CNY GBP JPY UTC GMT CET CEST PST PDT EST EDT "
     "BST JST CST IST AD BC CE BCE RE FW FWD CC BCC PS NB PP II III IV VI VII VIII IX XI XII P50 P90 P95 "
-    "P99 SLA No Nr"
+    "P99 SLA No Nr EP CD DVD VHS ABV"
 ))
 QUARTER_RE = re.compile(r"(?:Q[1-4]|H[12]|FY\d{2,4}|[1-9]Q|CY\d{2,4}|P[0-9]|V[0-9])")
 PERSON_VERB_AFTER_ZH = re.compile(r"^(?:说|表示|认为|指出|强调|介绍|透露|称|曾|也|在|加入|担任|毕业|出生|教授|博士|先生|女士)")
