@@ -32,6 +32,23 @@ _INGEST_SETTINGS = {"embedding_model", "embedding_dimension", "chunking", "linke
                     "knowledge_feature_flags"}
 
 
+def _code_digest() -> bytes:
+    digest = hashlib.sha1()
+    for root in _INGEST_CODE:
+        path = REPO_ROOT / root
+        files = sorted(p for p in (path.rglob("*") if path.is_dir() else [path])
+                       if p.is_file() and p.suffix in {".py", ".sql"})
+        for file in files:
+            digest.update(str(file.relative_to(REPO_ROOT)).encode())
+            digest.update(file.read_bytes())
+    return digest.digest()
+
+
+# read once when the bench starts, with the code it imports: an edit to ingest code during a long run must not
+# file that run's databases under the edited code's fingerprint
+_CODE_DIGEST = _code_digest()
+
+
 def split_name(dataset: MultiHopDataset, index: int, corpus_count: int) -> str:
     return f"{dataset.name}_{index + 1}of{corpus_count}".replace("-", "_")[:63]
 
@@ -58,13 +75,7 @@ def ingest_fingerprint(dataset: MultiHopDataset, corpus_count: int, extractor: E
         digest.update(Path(inspect.getfile(type(extractor))).read_bytes())
     for passage in dataset.passages:
         digest.update(passage.key.encode())
-    for root in _INGEST_CODE:
-        path = REPO_ROOT / root
-        files = sorted(p for p in (path.rglob("*") if path.is_dir() else [path])
-                       if p.is_file() and p.suffix in {".py", ".sql"})
-        for file in files:
-            digest.update(str(file.relative_to(REPO_ROOT)).encode())
-            digest.update(file.read_bytes())
+    digest.update(_CODE_DIGEST)
     digest.update(get_settings().model_dump_json(include=_INGEST_SETTINGS).encode())
     return digest.hexdigest()[:16]
 
