@@ -31,16 +31,21 @@ def _citation_of(results: list[dict[str, Any]], corpus: str, source_uri: str) ->
     return next(r["citation_id"] for r in results if r["corpus_name"] == corpus and r["source_uri"] == source_uri)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["bridge_entity"] for c in CASES])
-async def test_the_answer_follows_the_bridge_to_the_final_entity(demo, case):
+async def _ask(question: str, case: dict[str, Any]):
+    """The agent's turn for ``question`` over the case's corpora, the citation numbers of the linking document and
+    the bridged one, and the answer text before the references."""
     conversation = await start_conversation(build_root_agent())
-    turn = await conversation.send(f"{case['question']} " + " ".join(f"@{name}" for name in case["corpora"]))
-
+    turn = await conversation.send(f"{question} " + " ".join(f"@{name}" for name in case["corpora"]))
     [result] = turn.responses(SEARCH)
     primary_corpus, primary_uri = case["primary_source"].split("/", 1)
     linking = _citation_of(result["results"], primary_corpus, primary_uri)
     answering = _citation_of(result["results"], case["expanded_corpus"], case["expanded_source"].split("/", 1)[1])
-    body = turn.text.split("\n\nReferences:")[0]
+    return turn, linking, answering, turn.text.split("\n\nReferences:")[0]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["bridge_entity"] for c in CASES])
+async def test_the_answer_follows_the_bridge_to_the_final_entity(demo, case):
+    turn, linking, answering, body = await _ask(case["question"], case)
     assert any(answer in body for answer in case["answer_aliases"]), body
     assert case["expected_phrase"] in body
     cited = [int(n) for n in re.findall(r"\[(\d+)\]", body)]
@@ -58,14 +63,7 @@ WORDINGS = [(question, case) for case in CASES for question in [case["question"]
 async def test_every_wording_of_a_case_is_answered_with_both_links(demo, question, case):
     """The paraphrases of demo/queries.json (issue 19): the reply names the final entity and cites the linking
     document and the bridged one, whatever the wording."""
-    conversation = await start_conversation(build_root_agent())
-    turn = await conversation.send(f"{question} " + " ".join(f"@{name}" for name in case["corpora"]))
-
-    [result] = turn.responses(SEARCH)
-    primary_corpus, primary_uri = case["primary_source"].split("/", 1)
-    linking = _citation_of(result["results"], primary_corpus, primary_uri)
-    answering = _citation_of(result["results"], case["expanded_corpus"], case["expanded_source"].split("/", 1)[1])
-    body = turn.text.split("\n\nReferences:")[0]
+    _, linking, answering, body = await _ask(question, case)
     assert any(answer in body for answer in case["answer_aliases"]), body
     cited = {int(n) for n in re.findall(r"\[(\d+)\]", body)}
     assert {linking, answering} <= cited, body
