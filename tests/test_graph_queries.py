@@ -1,5 +1,19 @@
 """The graph read functions the hybrid planner uses, inside an RLS-scoped transaction."""
 from knowledge.db.queries import graph as gq
+from knowledge.db.queries import planner as pq
+
+# what select_chunk_ids_for_entities must return, written out: per entity the chunks with the most mentions of
+# it first (ties by chunk id), at most a limit of them, in the given corpora
+REFERENCE_CHUNKS_FOR_ENTITIES = """
+    SELECT m.entity_id, k.id, k.corpus_id
+    FROM unnest($1::bigint[]) AS e(id)
+    CROSS JOIN LATERAL (
+        SELECT km.entity_id, km.chunk_id, count(*)::int AS mentions FROM kg_entity_mention km
+        WHERE km.entity_id = e.id AND km.corpus_id = ANY($2::uuid[])
+        GROUP BY km.entity_id, km.chunk_id
+        ORDER BY count(*) DESC, km.chunk_id LIMIT $3) m
+    JOIN knowledge k ON k.id = m.chunk_id AND k.corpus_id = ANY($2::uuid[])
+    ORDER BY m.entity_id, m.mentions DESC, k.id"""
 
 
 async def _entity(conn, corpus_id, key):
@@ -14,9 +28,10 @@ async def test_mentions_relations_and_chunks_for_entities(demo_app):
         cobalt = await _entity(conn, docs.id, "cobaltsystems")
         microsoft = await _entity(conn, docs.id, "microsoft")
     async with kapp.db.scoped([docs.id]) as conn:
-        chunks = await gq.select_chunks_for_entities(conn, [cobalt], [docs.id], limit_per_entity=2)
+        chunks = await pq.select_chunk_ids_for_entities(conn, [cobalt], [docs.id], limit_per_entity=2)
         assert 1 <= len(chunks) <= 2 and all(c["entity_id"] == cobalt and c["corpus_id"] == docs.id for c in chunks)
-        assert all("Cobalt Systems" in c["content"] for c in chunks)
+        texts = await gq.select_chunk_texts(conn, docs.id, [c["id"] for c in chunks])
+        assert len(texts) == len(chunks) and all("Cobalt Systems" in t["content"] for t in texts)
         mentions = await gq.select_mentions_for_chunks(conn, [c["id"] for c in chunks])
         assert {(m["entity_id"], m["corpus_id"]) for m in mentions} >= {(cobalt, docs.id), (microsoft, docs.id)}
         touching = await gq.select_relations_touching(conn, [cobalt], [docs.id])
@@ -38,7 +53,7 @@ async def test_reads_see_nothing_outside_the_scope(demo_app):
             "SELECT chunk_id AS id FROM kg_entity_mention WHERE entity_id = $1", cobalt)]
     async with kapp.db.scoped([notes.id]) as conn:
         # asked for the project_docs corpus explicitly, but the transaction may only read team_notes
-        assert await gq.select_chunks_for_entities(conn, [cobalt], [docs.id], 5) == []
+        assert await pq.select_chunk_ids_for_entities(conn, [cobalt], [docs.id], 5) == []
         assert await gq.select_mentions_for_chunks(conn, chunk_ids) == []
         assert await gq.select_relations_touching(conn, [cobalt], [docs.id]) == []
         assert await gq.select_entities_by_ids(conn, [cobalt], [docs.id, notes.id]) == []
@@ -46,9 +61,7 @@ async def test_reads_see_nothing_outside_the_scope(demo_app):
         assert await gq.select_mentions_for_chunks(conn, chunk_ids, [notes.id]) == []
 
 
-async def test_chunk_ids_for_entities_are_the_chunks_for_entities_without_their_text(demo_app):
-    from knowledge.db.queries import planner as pq
-
+async def test_chunk_ids_for_entities_are_the_most_mentioning_chunks_of_each_entity(demo_app):
     kapp, corpora = demo_app
     docs, notes = corpora["project_docs"], corpora["team_notes"]
     async with kapp.db.connection() as conn:
@@ -56,7 +69,7 @@ async def test_chunk_ids_for_entities_are_the_chunks_for_entities_without_their_
             "SELECT id FROM kg_entity WHERE corpus_id = ANY($1::uuid[]) ORDER BY mention_count DESC, id LIMIT 12",
             [docs.id, notes.id])]
     async with kapp.db.scoped([docs.id, notes.id]) as conn:
-        full = await gq.select_chunks_for_entities(conn, entities, [docs.id, notes.id], 3)
+        full = await conn.fetch(REFERENCE_CHUNKS_FOR_ENTITIES, entities, [docs.id, notes.id], 3)
         ids = await pq.select_chunk_ids_for_entities(conn, entities, [docs.id, notes.id], 3)
         only_docs = await pq.select_chunk_ids_for_entities(conn, entities, [docs.id], 3)
     assert full and [tuple(r) for r in ids] == [(r["entity_id"], r["id"], r["corpus_id"]) for r in full]

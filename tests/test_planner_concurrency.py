@@ -1,11 +1,11 @@
 """Entity hops read only the seeds, so the planner runs them beside the cross-corpus chain (seed entities,
 bridges, expansion): same results as one after another, the trace in the declared order, and a failure on
 either side gives the legacy fallback with the other side cancelled. Real demo database, real stages."""
-import asyncio
 
 from knowledge.retrieval.planner.fault_injection import FailingStage
 from knowledge.retrieval.planner.planner import HybridPlanner
 from knowledge.retrieval.service import UnifiedRetrievalService
+from tests.planner_support import SlowStage
 
 AURORA = "Which researcher created the system that Project Helios depends on for its nearest-neighbour lookups?"
 DECLARED = ["embed", "seeds", "seed_entities", "bridges", "expansion", "entity_hops", "fusion", "rerank"]
@@ -22,18 +22,6 @@ class Recording:
 
     async def run(self, state):
         self.finished_before = [t.stage for t in state.trace]
-        return await self.inner.run(state)
-
-
-class Slow:
-    def __init__(self, inner, delay: float) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.graph_only = inner.graph_only
-        self.delay = delay
-
-    async def run(self, state):
-        await asyncio.sleep(self.delay)
         return await self.inner.run(state)
 
 
@@ -73,7 +61,7 @@ async def test_a_failure_on_either_side_falls_back_and_cancels_the_other(demo_ap
                                 corpora)
     assert failing_hops.mode == "fallback" and failing_hops.fallback_reason.startswith("entity_hops")
     assert "fusion" not in [t.stage for t in failing_hops.trace]
-    slow_hops = default.replacing("entity_hops", Slow(default.stage("entity_hops"), 5.0))
+    slow_hops = default.replacing("entity_hops", SlowStage(default.stage("entity_hops"), 5.0))
     failing_bridges = slow_hops.replacing("bridges", FailingStage(default.stage("bridges")))
     response = await search(kapp, failing_bridges, corpora)
     assert response.mode == "fallback" and response.fallback_reason.startswith("bridges")

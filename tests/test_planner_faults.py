@@ -1,7 +1,6 @@
 """Any planner stage failure, or the pipeline timeout, gives the legacy result (mode "fallback"), counts
 planner_fallback{reason} and never raises. Faults are real: a failing embedder, a stage whose database pool
 is gone (asyncpg raises), a stage slower than the timeout."""
-import asyncio
 
 import asyncpg
 import numpy as np
@@ -12,6 +11,7 @@ from knowledge.metrics import REGISTRY
 from knowledge.retrieval.planner.expansion import ExpansionStage
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.service import UnifiedRetrievalService
+from tests.planner_support import SlowStage
 
 AURORA = "Which researcher created the system that Project Helios depends on for its nearest-neighbour lookups?"
 
@@ -29,20 +29,6 @@ class FailingEmbedder:
             self.failures -= 1
             raise EmbeddingError("embedding model crashed")
         return self.inner.embed(texts)
-
-
-class SlowStage:
-    """The real stage, after a delay."""
-
-    def __init__(self, inner, delay: float) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.graph_only = inner.graph_only
-        self.delay = delay
-
-    async def run(self, state):
-        await asyncio.sleep(self.delay)
-        return await self.inner.run(state)
 
 
 def fallbacks(reason: str) -> float:

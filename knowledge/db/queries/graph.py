@@ -536,21 +536,3 @@ async def select_entities_by_ids(conn: asyncpg.Connection, entity_ids: Sequence[
            FROM kg_entity WHERE id = ANY($1::bigint[]) AND corpus_id = ANY($2::uuid[]) ORDER BY id""",
         list(entity_ids), list(corpus_ids),
     )
-
-
-async def select_chunks_for_entities(conn: asyncpg.Connection, entity_ids: Sequence[int],
-                                     corpus_ids: Sequence[UUID], limit_per_entity: int) -> list[asyncpg.Record]:
-    """Up to ``limit_per_entity`` chunks mentioning each entity (most mentions of it first):
-    (entity_id, id, corpus_id, content, source_uri, metadata, mentions)."""
-    return await conn.fetch(
-        """SELECT m.entity_id, k.id, k.corpus_id, k.content, k.source_uri, k.metadata, m.mentions
-           FROM unnest($1::bigint[]) AS e(id)
-           CROSS JOIN LATERAL (
-               SELECT km.entity_id, km.chunk_id, count(*)::int AS mentions FROM kg_entity_mention km
-               WHERE km.entity_id = e.id AND km.corpus_id = ANY($2::uuid[])
-               GROUP BY km.entity_id, km.chunk_id
-               ORDER BY count(*) DESC, km.chunk_id LIMIT $3) m
-           JOIN knowledge k ON k.id = m.chunk_id AND k.corpus_id = ANY($2::uuid[])
-           ORDER BY m.entity_id, m.mentions DESC, k.id""",
-        list(entity_ids), list(corpus_ids), limit_per_entity,
-    )

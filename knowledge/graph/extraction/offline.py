@@ -29,7 +29,6 @@ _HYPHEN_TAIL_RE = re.compile(r"(.+?)-([a-z]+)")
 _DOTTED_RE = re.compile(r"[A-Z](?:\.[A-Z])+")
 _SCORE_AFTER_RE = re.compile(r"\s*(?:[-–—:]|to)\s*\d|\s+(?:points?|goals?|wins?|votes?|seats?|medals?)\b")
 _YEAR_BEFORE_RE = re.compile(r"(?<![\w.,])(1[5-9]\d\d|20\d\d) $")
-# a number that is a day of a date or a coordinate, not a version: "Suriname 4 July 1995", "37°32′N 77°28′W"
 # one capitalised word of a longer title-case name the runs of capitalised words cut apart
 _FRAGMENT_AFTER_RE = re.compile(r" (?:of|the|on|v|&) [A-Z]")
 _FRAGMENT_BEFORE_RE = re.compile(r"((?:[A-Z][\w'.’-]* )+)(?:of|the|on|v|&) $")
@@ -40,6 +39,7 @@ _ORDINAL_BEFORE_RE = re.compile(r"(?<![\w.,])(\d+(?:st|nd|rd|th)) $")
 _ROAD_NUMBER_AFTER_RE = re.compile(r"\.? (\d{1,4})\b(?![.,]\d)")
 _ROAD_HEADS = frozenset(["highway", "route", "road", "rd", "interstate", "freeway", "motorway", "expressway"])
 _SENTENCE_START_RE = re.compile(r"(?:\A|[.!?:]|\n)\s*(?:(?:[-*•]|\d+[.)])\s*)?$")
+# a number that is a day of a date or a coordinate, not a version: "Suriname 4 July 1995", "37°32′N 77°28′W"
 _DATE_OR_DEGREE_AFTER_RE = re.compile(
     r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|\s*[°′″]|,\d")
 
