@@ -23,6 +23,7 @@ from knowledge.embedding import Embedder, QueryEmbeddingCache, get_embedder
 from knowledge.gateway import ToolGateway, gateway_for
 from knowledge.graph.builder import GraphBuildReport, GraphBuilder
 from knowledge.graph.global_search import GlobalSearchResult, search_knowledge_graph_global
+from knowledge.heap import freeze_long_lived
 from knowledge.ingest.documents import Document
 from knowledge.ingest.pipeline import IngestPipeline, IngestReport, IngestStage, NewChunk
 from knowledge.ingest.progress import ProgressMode
@@ -78,8 +79,10 @@ class KnowledgeApp:
         settings = settings or get_settings()
         db = await Database.connect(settings, dsn=dsn)
         embedder = embedder or get_embedder()
-        return cls(db=db, settings=settings, embedder=embedder, corpora=CorpusRegistry(db, settings.app_name),
-                   query_cache=QueryEmbeddingCache(embedder, settings.planner.cache_size), progress=progress)
+        app = cls(db=db, settings=settings, embedder=embedder, corpora=CorpusRegistry(db, settings.app_name),
+                  query_cache=QueryEmbeddingCache(embedder, settings.planner.cache_size), progress=progress)
+        freeze_long_lived()
+        return app
 
     async def close(self) -> None:
         await self.db.close()

@@ -11,6 +11,7 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from config import get_settings
+from knowledge.heap import freeze_long_lived
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -92,6 +93,7 @@ class SentenceTransformerEmbedder:
                     )
                 self._model = model
                 self._local.model = model
+                freeze_long_lived()
         return self._model
 
     def _thread_model(self):
@@ -104,6 +106,7 @@ class SentenceTransformerEmbedder:
             if model is None:
                 with self._lock:
                     model = copy.deepcopy(base)
+                    freeze_long_lived()
                 self._local.model = model
         return model
 

@@ -9,6 +9,7 @@ from knowledge.db.database import Database
 from knowledge.embedding import EmbeddingError, QueryEmbeddingCache
 from knowledge.metrics import REGISTRY
 from knowledge.retrieval.planner.expansion import ExpansionStage
+from knowledge.retrieval.planner.graph_reads import GraphReads
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.service import UnifiedRetrievalService
 from tests.planner_support import SlowStage
@@ -72,7 +73,7 @@ async def test_database_error_in_the_expansion_stage_falls_back_to_legacy(demo_a
     requested, accessible = scope(corpora)
     gone = await Database.connect(kapp.settings, dsn=kapp.db.dsn, migrate=False, max_size=1)
     await gone.close()
-    broken = kapp.retrieval.planner.replacing("expansion", ExpansionStage(gone, kapp.settings, NeighbourhoodCache(8)))
+    broken = kapp.retrieval.planner.replacing("expansion", ExpansionStage(gone, kapp.settings, GraphReads(gone, kapp.settings, NeighbourhoodCache(8))))
     before = fallbacks("expansion")
     response = await UnifiedRetrievalService(kapp.db, kapp.query_cache, planner=broken).search(
         AURORA, requested, accessible, limit=5)

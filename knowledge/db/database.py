@@ -3,8 +3,9 @@ transactions over the retrieval login (knowledge/db/retrieval_role.py), on a rea
 ``NE_DATABASE_READ_URLS`` names any (knowledge/db/replicas.py)."""
 from __future__ import annotations
 
+import asyncio
 from contextlib import asynccontextmanager
-from typing import AsyncIterator, Iterable
+from typing import Any, AsyncIterator, Coroutine, Iterable
 from uuid import UUID
 
 import asyncpg
@@ -27,6 +28,7 @@ class Database:
         self.settings = settings
         self.dsn = dsn
         self.replicas = replicas  # None: every read runs on the primary, exactly as without replica support
+        self._later: set[asyncio.Future] = set()
 
     @classmethod
     async def connect(cls, settings: Settings | None = None, *, dsn: str | None = None,
@@ -60,7 +62,19 @@ class Database:
         """Where scoped reads log in: the same server and database as ``dsn``, as the retrieval login."""
         return with_user(dsn, RETRIEVAL_LOGIN, settings.database_reader_password)
 
+    def write_later(self, write: Coroutine[Any, Any, None]) -> None:
+        """Run a best-effort write (telemetry) without making the caller wait for it; ``drain`` and ``close``
+        wait for every such write. ``write`` must handle its own errors."""
+        task = asyncio.ensure_future(write)
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
+
+    async def drain(self) -> None:
+        while self._later:
+            await asyncio.gather(*self._later, return_exceptions=True)
+
     async def close(self) -> None:
+        await self.drain()
         if self.replicas is not None:
             await self.replicas.close()
         await self.read_pool.close()

@@ -22,8 +22,8 @@ from knowledge import offload
 from knowledge.db.database import Database
 from knowledge.db.queries import planner as planner_queries
 from knowledge.embedding import QueryEmbeddingCache
-from knowledge.metrics import (REGISTRY, cross_corpus_expansion_ratio, cross_corpus_expansion_total,
-                               cross_corpus_path_length, planner_fallback_total, planner_requests_total)
+from knowledge.metrics import (cross_corpus_expansion_total, cross_corpus_path_length, observe_planner_run,
+                               planner_fallback_total, planner_requests_total)
 from knowledge.pg_text import clean_text
 from knowledge.retrieval.legacy import corpora_by_id, legacy_search
 from knowledge.retrieval.planner import HybridPlanner, NeighbourhoodCache, PlanRequest, PlanState, StageFailed
@@ -82,7 +82,7 @@ class UnifiedRetrievalService:
             response = await self._planned(query, kind, scope, accessible, limit, strict_scope)
         response.rejected_corpus_ids = list(scope.rejected)
         self._observe(response)
-        await record_run(self.db, response, len(scope.effective), time.perf_counter() - started)
+        self.db.write_later(record_run(self.db, response, len(scope.effective), time.perf_counter() - started))
         return response
 
     async def _legacy_hits(self, query: str, scope: Scope, limit: int) -> tuple[list[SearchHit], StageTrace]:
@@ -154,14 +154,12 @@ class UnifiedRetrievalService:
         planner_requests_total.labels(mode=response.mode).inc()
         if response.mode != "planner":
             return
+        expanded = [h for h in response.hits if h.evidence_type == "graph_expanded"] if response.graph_expansion else []
         if response.graph_expansion:
-            expanded = [h for h in response.hits if h.evidence_type == "graph_expanded"]
             cross_corpus_expansion_total.labels(added_evidence=str(bool(expanded)).lower()).inc()
             for hit in expanded:
                 cross_corpus_path_length.observe(hit.bridge.hops)
-        runs = REGISTRY.get_sample_value("planner_requests_total", {"mode": "planner"}) or 0.0
-        added = REGISTRY.get_sample_value("cross_corpus_expansion_total", {"added_evidence": "true"}) or 0.0
-        cross_corpus_expansion_ratio.set(added / runs if runs else 0.0)
+        observe_planner_run(added_evidence=bool(expanded))
 
 
 def _bridges_of(hits: list[SearchHit]) -> list[BridgePath]:

@@ -12,6 +12,19 @@ from uuid import UUID
 import asyncpg
 
 
+async def select_seed_chunk_entities(conn: asyncpg.Connection, chunk_ids: Sequence[int],
+                                     corpus_ids: Sequence[UUID]) -> list[asyncpg.Record]:
+    """The entities the given chunks mention, one row per (chunk, entity), both of ``corpus_ids``.
+    Rows: chunk_id, entity_id, corpus_id, canonical_name, degree, mention_count."""
+    return await conn.fetch(
+        """SELECT DISTINCT m.chunk_id, e.id AS entity_id, e.corpus_id, e.canonical_name, e.degree, e.mention_count
+           FROM kg_entity_mention m JOIN kg_entity e ON e.id = m.entity_id
+           WHERE m.chunk_id = ANY($1::bigint[]) AND m.corpus_id = ANY($2::uuid[]) AND e.corpus_id = ANY($2::uuid[])
+           ORDER BY m.chunk_id, e.id""",
+        list(chunk_ids), list(corpus_ids),
+    )
+
+
 async def select_relation_facts(conn: asyncpg.Connection, entity_ids: Sequence[int], corpus_ids: Sequence[UUID],
                                 query_text: str, limit: int) -> list[asyncpg.Record]:
     """Relations touching the entities whose evidence sentence matches the query's words, best first.
@@ -39,14 +52,13 @@ async def select_entity_neighbours(conn: asyncpg.Connection, entity_ids: Sequenc
     """Relation neighbours of each entity (both directions), strongest first, at most ``per_entity_limit`` each.
 
     Neighbours whose degree exceeds ``hub_degree_threshold`` (stopword-like hubs) are skipped. Rows:
-    entity_id, neighbour_id, corpus_id, name, entity_type, weight (sum over relation types).
+    entity_id, neighbour_id, corpus_id, name, weight (sum over relation types).
     """
     return await conn.fetch(
-        """SELECT f.entity_id, nb.neighbour_id, nb.corpus_id, nb.name, nb.entity_type, nb.weight
+        """SELECT f.entity_id, nb.neighbour_id, nb.corpus_id, nb.name, nb.weight
            FROM unnest($1::bigint[]) AS f(entity_id)
            CROSS JOIN LATERAL (
-               SELECT e.id AS neighbour_id, e.corpus_id, e.canonical_name AS name, e.entity_type,
-                      sum(x.weight)::float8 AS weight
+               SELECT e.id AS neighbour_id, e.corpus_id, e.canonical_name AS name, sum(x.weight)::float8 AS weight
                FROM (SELECT r.target_entity_id AS other_id, r.weight FROM kg_relation r
                      WHERE r.source_entity_id = f.entity_id AND r.corpus_id = ANY($2::uuid[])
                      UNION ALL

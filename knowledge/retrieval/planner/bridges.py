@@ -11,10 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from config.settings import PlannerSettings
-from knowledge.db.database import Database
-from knowledge.db.queries import canonical as canonical_queries
-from knowledge.retrieval.planner.context import EntityBridge, PlanState
-from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
+from knowledge.retrieval.planner.context import PlanState
+from knowledge.retrieval.planner.graph_reads import GraphReads
 
 _TRACE_TOP = 10
 
@@ -23,10 +21,9 @@ class BridgeStage:
     name = "bridges"
     graph_only = True
 
-    def __init__(self, db: Database, settings: PlannerSettings, neighbourhoods: NeighbourhoodCache) -> None:
-        self.db = db
+    def __init__(self, settings: PlannerSettings, reads: GraphReads) -> None:
         self.settings = settings
-        self.neighbourhoods = neighbourhoods
+        self.reads = reads
 
     async def run(self, state: PlanState) -> dict[str, Any]:
         scope = state.request.expansion_scope
@@ -35,14 +32,7 @@ class BridgeStage:
         # paths start at primary evidence only, so only its entities need bridges
         primary = sorted((e for e in state.seed_entities.values() if e.primary), key=lambda e: (-e.weight, e.entity_id))
         seeds = {e.entity_id: e for e in primary[:cap]}
-        async with self.db.scoped(scope) as conn:
-            async def load(entity_ids: list[int]) -> dict[int, list[EntityBridge]]:
-                grouped: dict[int, list[EntityBridge]] = {}
-                for bridge in await canonical_queries.select_bridges_from_entities(conn, entity_ids, scope):
-                    grouped.setdefault(bridge.source_entity_id, []).append(bridge)
-                return grouped
-
-            by_entity = await self.neighbourhoods.get_or_load("bridges", list(seeds), scope, None, load)
+        by_entity = await self.reads.bridges(list(seeds), scope)
         bridges = [b for found in by_entity.values() for b in found
                    if b.source_entity_id in seeds and b.source_corpus_id == seeds[b.source_entity_id].corpus_id
                    and b.target_corpus_id in allowed and b.target_corpus_id != b.source_corpus_id]

@@ -16,7 +16,7 @@ from knowledge.db.database import Database
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.context import ExpandedChunk, PlanState
 from knowledge.retrieval.planner.entity_graph import EntityGraph, Neighbour, build_entity_graph
-from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
+from knowledge.retrieval.planner.graph_reads import GraphReads
 from knowledge.retrieval.planner.paths import Origin, bridge_origins
 from knowledge.retrieval.planner.walk import Walk, walk_from_seeds
 from knowledge.retrieval.results import BridgePath
@@ -28,32 +28,23 @@ class ExpansionStage:
     name = "expansion"
     graph_only = True
 
-    def __init__(self, db: Database, settings: Settings, neighbourhoods: NeighbourhoodCache) -> None:
+    def __init__(self, db: Database, settings: Settings, reads: GraphReads) -> None:
         self.db = db
         self.settings = settings
-        self.neighbourhoods = neighbourhoods
+        self.reads = reads
 
     async def run(self, state: PlanState) -> dict[str, Any]:
         planner = self.settings.planner
-        hub_degree = self.settings.linker.canonical_hub_degree_threshold
         scope = state.request.expansion_scope
         if not state.bridges:  # chunks are kept only where a bridge reaches them: without one the walk finds none
             state.expansion = []
             return {"max_depth": planner.graph_max_depth, "neighbors_per_hop": planner.graph_neighbors_per_hop,
                     "ppr_damping": planner.ppr_damping, "entities": 0, "added_per_hop": [], "relation_edges": 0,
                     "bridge_edges": 0, "top_entities": [], "candidates": 0, "skipped": "no bridges"}
-        async with self.db.scoped(scope) as conn:
-            async def load(entity_ids: list[int]) -> dict[int, list[Neighbour]]:
-                grouped: dict[int, list[Neighbour]] = {}
-                for row in await planner_queries.select_entity_neighbours(
-                        conn, entity_ids, scope, planner.graph_neighbors_per_hop, hub_degree):
-                    grouped.setdefault(row["entity_id"], []).append(
-                        Neighbour(row["neighbour_id"], row["corpus_id"], row["name"], float(row["weight"])))
-                return grouped
 
+        async with self.db.scoped(scope) as conn:
             async def fetch(entity_ids: list[int]) -> Mapping[int, list[Neighbour]]:
-                return await self.neighbourhoods.get_or_load(
-                    "neighbours", entity_ids, scope, (planner.graph_neighbors_per_hop, hub_degree), load)
+                return await self.reads.neighbours(entity_ids, scope, conn)
 
             graph = await build_entity_graph(state.seed_entities, state.bridges, planner.graph_max_depth,
                                              planner.graph_neighbors_per_hop, fetch)

@@ -20,7 +20,12 @@ class Origin:
     source_weight: float
 
     def sort_key(self) -> tuple:
-        return (self.hops, -self.source_weight, -self.bridge.confidence, self.bridge.canonical_name)
+        return origin_key(self.hops, self.source_weight, self.bridge)
+
+
+def origin_key(hops: int, source_weight: float, bridge: EntityBridge) -> tuple:
+    """Fewest hops first, then the most relevant source, the surest bridge, the name."""
+    return (hops, -source_weight, -bridge.confidence, bridge.canonical_name)
 
 
 def within(adjacency: Mapping[int, set[int]], start: int, cutoff: int) -> dict[int, int]:
@@ -52,9 +57,8 @@ def bridge_origins(graph: EntityGraph, seeds: Mapping[int, SeedEntity], max_dept
         for entity_id, distance in within(adjacency, bridge.target_entity_id, budget).items():
             if wanted is not None and entity_id not in wanted:
                 continue
-            origin = Origin(bridge, bridge.hops + distance, source.weight)
-            key = origin.sort_key()
+            key = origin_key(bridge.hops + distance, source.weight, bridge)
             current = keys.get(entity_id)
             if current is None or key < current:
-                best[entity_id], keys[entity_id] = origin, key
+                best[entity_id], keys[entity_id] = Origin(bridge, bridge.hops + distance, source.weight), key
     return best

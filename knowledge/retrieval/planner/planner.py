@@ -24,6 +24,7 @@ from knowledge.retrieval.planner.entity_hops import EntityHopStage
 from knowledge.retrieval.planner.expansion import ExpansionStage
 from knowledge.retrieval.planner.fault_injection import FailingStage
 from knowledge.retrieval.planner.fusion import FusionStage
+from knowledge.retrieval.planner.graph_reads import GraphReads
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.planner.query_embedding import QueryEmbeddingStage
 from knowledge.retrieval.planner.rerank import RerankStage
@@ -46,11 +47,12 @@ class HybridPlanner:
     def default(cls, db: Database, query_cache: QueryEmbeddingCache, neighbourhoods: NeighbourhoodCache,
                 settings: Settings | None = None) -> "HybridPlanner":
         settings = settings or db.settings
+        reads = GraphReads(db, settings, neighbourhoods)
         planner = cls(QueryEmbeddingStage(query_cache), (
             SeedStage(db, settings.planner),
             SeedEntityStage(db, settings),
-            BridgeStage(db, settings.planner, neighbourhoods),
-            ExpansionStage(db, settings, neighbourhoods),
+            BridgeStage(settings.planner, reads),
+            ExpansionStage(db, settings, reads),
             EntityHopStage(db, settings.planner),
             FusionStage(settings.planner),
             RerankStage(db, OfflineCrossEncoder.detect(), settings.planner),

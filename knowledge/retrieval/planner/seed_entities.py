@@ -5,7 +5,6 @@ from typing import Any
 
 from config import Settings
 from knowledge.db.database import Database
-from knowledge.db.queries import graph as graph_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.context import PlanState, SeedEntity
 from knowledge.retrieval.planner.personalization import FACT_SEEDS, QueryNames, add_fact_weights, mention_weight
@@ -29,19 +28,18 @@ class SeedEntityStage:
         primary = state.primary_chunk_ids()
         query_names = QueryNames(state.request.query)
         async with self.db.scoped(effective) as conn:
-            mentions = await graph_queries.select_mentions_for_chunks(conn, list(seed_by_chunk), effective)
-            entity_rows = await graph_queries.select_entities_by_ids(
-                conn, sorted({m["entity_id"] for m in mentions}), effective)
-            # stopword-like hubs carry no signal and would flood the expansion
-            usable = {r["id"]: r for r in entity_rows if r["degree"] <= hub_degree}
+            rows = await planner_queries.select_seed_chunk_entities(conn, list(seed_by_chunk), effective)
             entities: dict[int, SeedEntity] = {}
-            for mention in mentions:
-                seed = seed_by_chunk.get(mention["chunk_id"])
-                row = usable.get(mention["entity_id"])
-                if seed is None or row is None or row["corpus_id"] != seed.corpus_id:
+            hubs: set[int] = set()
+            for row in rows:
+                seed = seed_by_chunk.get(row["chunk_id"])
+                if row["degree"] > hub_degree:  # stopword-like hubs carry no signal and would flood the expansion
+                    hubs.add(row["entity_id"])
                     continue
-                entity = entities.setdefault(row["id"], SeedEntity(
-                    entity_id=row["id"], corpus_id=row["corpus_id"], name=row["canonical_name"], weight=0.0,
+                if seed is None or row["corpus_id"] != seed.corpus_id:
+                    continue
+                entity = entities.setdefault(row["entity_id"], SeedEntity(
+                    entity_id=row["entity_id"], corpus_id=row["corpus_id"], name=row["canonical_name"], weight=0.0,
                     primary=False))
                 entity.chunk_ids.add(seed.chunk_id)
                 if seed.chunk_id in primary:  # deeper seeds are graph nodes; the walk restarts at the best ones
@@ -58,4 +56,4 @@ class SeedEntityStage:
             mine = sorted((e for e in entities.values() if e.corpus_id == corpus_id), key=lambda e: (-e.weight, e.name))
             per_corpus[corpora[corpus_id].label] = [e.name for e in mine[:_TRACE_TOP]]
         return {"seed_chunks": len(seed_by_chunk), "count": len(entities), "primary": len(primary_entities),
-                "hubs_skipped": len(entity_rows) - len(usable), "per_corpus": per_corpus, "facts": matched_facts}
+                "hubs_skipped": len(hubs), "per_corpus": per_corpus, "facts": matched_facts}

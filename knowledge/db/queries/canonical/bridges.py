@@ -1,8 +1,7 @@
 """Cross-corpus bridges (``kg_cross_corpus_bridge``): materialised per app, read through a corpus filter."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 from uuid import UUID
 
 import asyncpg
@@ -10,8 +9,7 @@ import asyncpg
 from knowledge.db.queries.canonical.corpus_filter import require_corpus_filter
 
 
-@dataclass(frozen=True)
-class EntityBridge:
+class EntityBridge(NamedTuple):  # a named tuple: a search can read thousands
     canonical_id: int
     canonical_name: str
     source_entity_id: int
@@ -136,12 +134,8 @@ async def select_bridges_from_entities(conn: asyncpg.Connection, local_entity_id
     if not entity_ids:
         return []
     rows = await conn.fetch(_SELECT_BRIDGES_FROM_ENTITIES, entity_ids, corpora)
-    return [EntityBridge(
-        canonical_id=r["canonical_id"], canonical_name=r["canonical_name"], source_entity_id=r["source_entity_id"],
-        source_corpus_id=r["source_corpus_id"], target_entity_id=r["target_entity_id"],
-        target_corpus_id=r["target_corpus_id"], bridge_type=r["bridge_type"], hops=r["hops"],
-        confidence=float(r["confidence"]),
-    ) for r in rows]
+    # the query's columns are EntityBridge's fields, in order; read by position (unpacking a Record is slower)
+    return [EntityBridge(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]) for r in rows]
 
 
 _BRIDGE_ENDPOINTS = """
