@@ -32,16 +32,11 @@ async def test_mentions_relations_and_chunks_for_entities(demo_app):
         assert 1 <= len(chunks) <= 2 and all(c["entity_id"] == cobalt and c["corpus_id"] == docs.id for c in chunks)
         texts = await gq.select_chunk_texts(conn, docs.id, [c["id"] for c in chunks])
         assert len(texts) == len(chunks) and all("Cobalt Systems" in t["content"] for t in texts)
-        mentions = await gq.select_mentions_for_chunks(conn, [c["id"] for c in chunks])
-        assert {(m["entity_id"], m["corpus_id"]) for m in mentions} >= {(cobalt, docs.id), (microsoft, docs.id)}
-        touching = await gq.select_relations_touching(conn, [cobalt], [docs.id])
-        assert touching and all(cobalt in (r["source_entity_id"], r["target_entity_id"]) for r in touching)
-        assert any(r["relation_type"] == "ACQUIRED" and r["source_entity_id"] == microsoft for r in touching)
-        among = await gq.select_relations_among(conn, [cobalt, microsoft], [docs.id])
-        assert among and all({r["source_entity_id"], r["target_entity_id"]} == {cobalt, microsoft} for r in among)
-        entities = await gq.select_entities_by_ids(conn, [cobalt, microsoft], [docs.id])
-        assert {(e["id"], e["canonical_name"]) for e in entities} == {(cobalt, "Cobalt Systems"),
-                                                                      (microsoft, "Microsoft")}
+        mentioned = await pq.select_seed_chunk_entities(conn, [c["id"] for c in chunks], [docs.id])
+        assert {(m["entity_id"], m["corpus_id"], m["canonical_name"]) for m in mentioned} >= {
+            (cobalt, docs.id, "Cobalt Systems"), (microsoft, docs.id, "Microsoft")}
+        assert {m["chunk_id"] for m in mentioned} == {c["id"] for c in chunks}
+        assert all(m["degree"] >= 0 and m["mention_count"] >= 1 for m in mentioned)
 
 
 async def test_reads_see_nothing_outside_the_scope(demo_app):
@@ -54,11 +49,10 @@ async def test_reads_see_nothing_outside_the_scope(demo_app):
     async with kapp.db.scoped([notes.id]) as conn:
         # asked for the project_docs corpus explicitly, but the transaction may only read team_notes
         assert await pq.select_chunk_ids_for_entities(conn, [cobalt], [docs.id], 5) == []
-        assert await gq.select_mentions_for_chunks(conn, chunk_ids) == []
-        assert await gq.select_relations_touching(conn, [cobalt], [docs.id]) == []
-        assert await gq.select_entities_by_ids(conn, [cobalt], [docs.id, notes.id]) == []
+        assert await pq.select_seed_chunk_entities(conn, chunk_ids, [docs.id, notes.id]) == []
     async with kapp.db.connection() as conn:
-        assert await gq.select_mentions_for_chunks(conn, chunk_ids, [notes.id]) == []
+        assert await pq.select_seed_chunk_entities(conn, chunk_ids, [notes.id]) == []
+        assert await pq.select_seed_chunk_entities(conn, chunk_ids, [docs.id])  # the owner sees what it asks for
 
 
 async def test_chunk_ids_for_entities_are_the_most_mentioning_chunks_of_each_entity(demo_app):
