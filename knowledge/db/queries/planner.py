@@ -27,24 +27,11 @@ async def select_seed_chunk_entities(conn: asyncpg.Connection, chunk_ids: Sequen
 
 async def select_relation_facts(conn: asyncpg.Connection, entity_ids: Sequence[int], corpus_ids: Sequence[UUID],
                                 query_text: str, limit: int) -> list[asyncpg.Record]:
-    """Relations touching the entities whose evidence sentence matches the query's words, best first.
-
-    Rows: id, corpus_id, source_entity_id, target_entity_id, relation_type, score (ts_rank_cd).
-    The tsquery is built once (a MATERIALIZED CTE): inlined, the generic plan a prepared statement switches to
-    after five runs rebuilt it from the text for every relation of the seed entities (50-180 ms instead of 5-10).
-    """
-    return await conn.fetch(
-        """WITH q AS MATERIALIZED (SELECT ne_or_tsquery($3) AS tsq)
-           SELECT r.id, r.corpus_id, r.source_entity_id, r.target_entity_id, r.relation_type,
-                  ts_rank_cd(r.evidence_vector, q.tsq, 1)::float8 AS score
-           FROM kg_relation r, q
-           WHERE q.tsq IS NOT NULL AND r.corpus_id = ANY($2::uuid[])
-             AND (r.source_entity_id = ANY($1::bigint[]) OR r.target_entity_id = ANY($1::bigint[]))
-             AND r.evidence_vector @@ q.tsq
-           ORDER BY score DESC, r.id
-           LIMIT $4""",
-        list(entity_ids), list(corpus_ids), query_text, limit,
-    )
+    """Relations touching the entities whose evidence sentence matches the query's words, best first
+    (ne_relation_facts, migration 018). Rows: id, corpus_id, source_entity_id, target_entity_id, relation_type,
+    score (ts_rank_cd)."""
+    return await conn.fetch("SELECT * FROM ne_relation_facts($1::bigint[], $2::uuid[], $3, $4)",
+                            list(entity_ids), list(corpus_ids), query_text, limit)
 
 
 async def select_entity_neighbours(conn: asyncpg.Connection, entity_ids: Sequence[int], corpus_ids: Sequence[UUID],

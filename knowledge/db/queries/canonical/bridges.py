@@ -127,63 +127,16 @@ async def select_bridges_from_entities(conn: asyncpg.Connection, local_entity_id
     or are one relation away from it through the canonical layer (hops 2).
 
     Source entities outside ``corpus_ids`` are ignored, hubs (is_stopword_like) and canonicals under review
-    are skipped, and every returned entity, corpus and bridge lies inside ``corpus_ids``.
+    are skipped, and every returned entity, corpus and bridge lies inside ``corpus_ids``, in those of them the
+    caller may read (ne_entity_bridges, migration 018, reads as the owner and filters by them).
     """
     corpora = require_corpus_filter(corpus_ids)
     entity_ids = [int(i) for i in local_entity_ids]
     if not entity_ids:
         return []
-    rows = await conn.fetch(_SELECT_BRIDGES_FROM_ENTITIES, entity_ids, corpora)
-    # the query's columns are EntityBridge's fields, in order; read by position (unpacking a Record is slower)
+    rows = await conn.fetch("SELECT * FROM ne_entity_bridges($1::bigint[], $2::uuid[])", entity_ids, corpora)
+    # the function's columns are EntityBridge's fields, in order; read by position (unpacking a Record is slower)
     return [EntityBridge(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]) for r in rows]
-
-
-_BRIDGE_ENDPOINTS = """
-    AND EXISTS (SELECT 1 FROM kg_cross_corpus_bridge_corpus bs
-                WHERE bs.bridge_id = b.id AND bs.role = 'source' AND bs.corpus_id = s.corpus_id)
-    AND EXISTS (SELECT 1 FROM kg_cross_corpus_bridge_corpus bt
-                WHERE bt.bridge_id = b.id AND bt.role = 'target' AND bt.corpus_id = t.corpus_id)"""
-
-_SELECT_BRIDGES_FROM_ENTITIES = f"""
-WITH src AS (
-    SELECT a.local_entity_id, a.corpus_id, a.canonical_id, a.confidence
-    FROM kg_entity_alias a
-    WHERE a.local_entity_id = ANY($1::bigint[]) AND a.corpus_id = ANY($2)),
-shared AS (
-    SELECT c.id AS canonical_id, c.canonical_name, s.local_entity_id AS source_entity_id,
-           s.corpus_id AS source_corpus_id, t.local_entity_id AS target_entity_id, t.corpus_id AS target_corpus_id,
-           'shared_entity'::text AS bridge_type, 1 AS hops, s.confidence * t.confidence AS confidence
-    FROM src s
-    JOIN kg_entity_canonical c ON c.id = s.canonical_id AND NOT c.is_stopword_like AND NOT c.is_under_review
-    JOIN kg_cross_corpus_bridge b ON b.canonical_source_id = c.id AND b.canonical_target_id = c.id
-                                 AND b.bridge_type = 'shared_entity'
-    JOIN kg_entity_alias t ON t.canonical_id = c.id AND t.corpus_id = ANY($2) AND t.corpus_id <> s.corpus_id
-    WHERE TRUE {_BRIDGE_ENDPOINTS}),
-adjacent AS (
-    SELECT s.local_entity_id, s.corpus_id, s.canonical_id, r.target_entity_id AS neighbour_id
-    FROM src s JOIN kg_relation r ON r.source_entity_id = s.local_entity_id AND r.corpus_id = s.corpus_id
-    UNION
-    SELECT s.local_entity_id, s.corpus_id, s.canonical_id, r.source_entity_id
-    FROM src s JOIN kg_relation r ON r.target_entity_id = s.local_entity_id AND r.corpus_id = s.corpus_id),
-neighbours AS (
-    SELECT j.local_entity_id, j.corpus_id, j.canonical_id AS source_canonical, n.canonical_id, n.confidence
-    FROM adjacent j
-    JOIN kg_entity_alias n ON n.local_entity_id = j.neighbour_id AND n.corpus_id = j.corpus_id),
-related AS (
-    SELECT c.id AS canonical_id, c.canonical_name, s.local_entity_id AS source_entity_id,
-           s.corpus_id AS source_corpus_id, t.local_entity_id AS target_entity_id, t.corpus_id AS target_corpus_id,
-           'relation_path'::text AS bridge_type, 2 AS hops, s.confidence * t.confidence AS confidence
-    FROM neighbours s
-    JOIN kg_entity_canonical c ON c.id = s.canonical_id AND NOT c.is_stopword_like AND NOT c.is_under_review
-    JOIN kg_cross_corpus_bridge b ON b.canonical_source_id = s.source_canonical AND b.canonical_target_id = c.id
-                                 AND b.bridge_type = 'relation_path'
-    JOIN kg_entity_alias t ON t.canonical_id = c.id AND t.corpus_id = ANY($2) AND t.corpus_id <> s.corpus_id
-    WHERE TRUE {_BRIDGE_ENDPOINTS}),
-paths AS (SELECT * FROM shared UNION ALL SELECT * FROM related)
-SELECT DISTINCT ON (source_entity_id, target_entity_id) *
-FROM paths
-ORDER BY source_entity_id, target_entity_id, hops, confidence DESC, canonical_id
-"""
 
 
 async def select_bridges(conn: asyncpg.Connection, app_scope: str, corpus_ids: Iterable[object],
