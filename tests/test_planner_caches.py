@@ -1,6 +1,12 @@
 """The query-embedding and neighbourhood caches serve repeated searches and are invalidated by an ingest, so a
 bridge that an ingest creates is found by the very next search (a stale neighbourhood would hide it)."""
+import asyncpg
+import pytest
+
+from knowledge.db.database import Database
 from knowledge.ingest.documents import documents_from_texts
+from knowledge.retrieval.planner.graph_reads import GraphReads
+from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 
 OPS = [("nimbus-plan", "Project Nimbus depends on the Zephyr Storage Engine for its archive tier. The Nimbus team "
                        "reviewed the archive tier in March with Omar Haddad.")]
@@ -48,3 +54,22 @@ async def test_ingest_invalidates_both_caches_and_the_new_bridge_is_found(kapp):
     assert len(kapp.retrieval.neighbourhoods) == 0
     split = await search()
     assert not [h for h in split.hits if h.bridge and h.bridge.via_entity == "Zephyr Storage Engine"]
+
+
+async def test_cached_graph_reads_open_no_transaction(demo_app):
+    kapp, corpora = demo_app
+    ids = [c.id for c in corpora.values()]
+    async with kapp.db.connection() as conn:
+        entities = [r["id"] for r in await conn.fetch(
+            "SELECT id FROM kg_entity WHERE corpus_id = ANY($1::uuid[]) ORDER BY mention_count DESC, id LIMIT 20", ids)]
+    cache = NeighbourhoodCache(64)
+    live = GraphReads(kapp.db, kapp.settings, cache)
+    bridges, neighbours = await live.bridges(entities[:10], ids), await live.neighbours(entities[:10], ids)
+    assert any(bridges.values()) and any(neighbours.values())
+    gone = await Database.connect(kapp.settings, dsn=kapp.db.dsn, migrate=False, max_size=1)
+    await gone.close()
+    cached = GraphReads(gone, kapp.settings, cache)
+    assert await cached.bridges(entities[:10], ids) == bridges  # served whole from the cache: no connection asked
+    assert await cached.neighbours(entities[:10], ids) == neighbours
+    with pytest.raises(asyncpg.InterfaceError):  # an entity the cache lacks is read from the (closed) database
+        await cached.bridges(entities[:11], ids)

@@ -69,6 +69,10 @@ class Database:
         self._later.add(task)
         task.add_done_callback(self._later.discard)
 
+    @property
+    def pending_writes(self) -> int:
+        return len(self._later)
+
     async def drain(self) -> None:
         while self._later:
             await asyncio.gather(*self._later, return_exceptions=True)

@@ -25,25 +25,24 @@ class GraphReads:
         self.settings = settings
         self.cache = cache
 
-    async def bridges(self, entity_ids: Sequence[int], scope: Sequence[UUID],
-                      conn: asyncpg.Connection | None = None) -> dict[int, list[EntityBridge]]:
-        async def load(conn: asyncpg.Connection, ids: list[int]) -> dict[int, list[EntityBridge]]:
+    async def bridges(self, entity_ids: Sequence[int], scope: Sequence[UUID]) -> dict[int, list[EntityBridge]]:
+        async def load(reader: asyncpg.Connection, ids: list[int]) -> dict[int, list[EntityBridge]]:
             grouped: dict[int, list[EntityBridge]] = {}
-            for bridge in await canonical_queries.select_bridges_from_entities(conn, ids, scope):
+            for bridge in await canonical_queries.select_bridges_from_entities(reader, ids, scope):
                 grouped.setdefault(bridge.source_entity_id, []).append(bridge)
             return grouped
 
-        return await self._cached("bridges", entity_ids, scope, None, load, conn)
+        return await self._cached("bridges", entity_ids, scope, None, load)
 
     async def neighbours(self, entity_ids: Sequence[int], scope: Sequence[UUID],
                          conn: asyncpg.Connection | None = None) -> dict[int, list[Neighbour]]:
         per_hop = self.settings.planner.graph_neighbors_per_hop
         hub_degree = self.settings.linker.canonical_hub_degree_threshold
 
-        async def load(conn: asyncpg.Connection, ids: list[int]) -> dict[int, list[Neighbour]]:
+        async def load(reader: asyncpg.Connection, ids: list[int]) -> dict[int, list[Neighbour]]:
             grouped: dict[int, list[Neighbour]] = {}
             # rows are read by position: unpacking an asyncpg Record is several times slower
-            for r in await planner_queries.select_entity_neighbours(conn, ids, scope, per_hop, hub_degree):
+            for r in await planner_queries.select_entity_neighbours(reader, ids, scope, per_hop, hub_degree):
                 grouped.setdefault(r[0], []).append(Neighbour(r[1], r[2], r[3], r[4]))
             return grouped
 
@@ -51,7 +50,7 @@ class GraphReads:
 
     async def _cached(self, kind: str, entity_ids: Sequence[int], scope: Sequence[UUID], variant: object,
                       load: Callable[[asyncpg.Connection, list[int]], Awaitable[dict[int, list[T]]]],
-                      conn: asyncpg.Connection | None) -> dict[int, list[T]]:
+                      conn: asyncpg.Connection | None = None) -> dict[int, list[T]]:
         async def scoped_load(ids: list[int]) -> dict[int, list[T]]:
             if conn is not None:
                 return await load(conn, ids)
