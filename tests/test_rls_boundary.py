@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import itertools
 import os
+import uuid
 from typing import AsyncIterator
 
 import asyncpg
 import pytest
 import pytest_asyncio
 
-from knowledge.db.retrieval_role import (BIND_SQL, READER_ROLE, RETRIEVAL_LOGIN, binding_proof, corpus_ids_text,
-                                         read_binding_key)
+from knowledge.db.retrieval_role import (BIND_SQL, READER_ROLE, RETRIEVAL_LOGIN, begin_bound_sql, binding_proof,
+                                         corpus_ids_text, read_binding_key)
 from knowledge.db.server import with_user
 from knowledge.ingest.documents import documents_from_texts
 
@@ -166,3 +167,13 @@ async def test_scoped_reads_log_in_as_the_retrieval_login_and_see_only_their_cor
         assert await conn.fetchval("SELECT count(*) FROM knowledge WHERE corpus_id = $1", forbidden) == 0
     async with kapp.db.scoped([]) as conn:
         assert await conn.fetchval("SELECT count(*) FROM knowledge") == 0
+
+
+def test_the_one_round_trip_begin_takes_only_corpus_ids_and_a_proof():
+    ids = corpus_ids_text([uuid.uuid4(), uuid.uuid4()])
+    proof = binding_proof("key", 4242, ids)
+    assert begin_bound_sql(ids, proof) == (
+        f"BEGIN READ ONLY; SELECT ne_bind_accessible_corpus_ids('{ids}'::text::uuid[], '{proof}')")
+    for bad_ids, bad_proof in [("{x'); SELECT 1; --}", proof), (ids, proof + "'"), (ids, proof[:-1]), ("", proof)]:
+        with pytest.raises(ValueError):
+            begin_bound_sql(bad_ids, bad_proof)

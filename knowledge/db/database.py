@@ -14,8 +14,9 @@ from config import Settings, get_settings
 from knowledge.db.migrate import apply_migrations
 from knowledge.db.pool import create_pool, create_read_pool
 from knowledge.db.replicas import ReplicaSet
-from knowledge.db.retrieval_role import (BIND_SQL, RETRIEVAL_LOGIN, binding_proof, check_retrieval_login,
-                                         corpus_ids_text, read_binding_key, set_retrieval_password)
+from knowledge.db.retrieval_role import (BIND_SQL, RETRIEVAL_LOGIN, begin_bound_sql, binding_proof,
+                                         check_retrieval_login, corpus_ids_text, read_binding_key,
+                                         set_retrieval_password)
 from knowledge.db.server import resolve_database_url, with_user
 
 
@@ -122,6 +123,8 @@ class Database:
             async with self.replicas.read_transaction(bind) as reader:
                 yield reader  # type: ignore[misc] - the asyncpg calls of a connection, see ReadConnection
             return
-        async with self.read_pool.acquire() as conn, conn.transaction(readonly=True):
-            await bind(conn)
+        async with self.read_pool.acquire() as conn:
+            await conn.execute(begin_bound_sql(ids, binding_proof(self._binding_key, conn.get_server_pid(), ids)))
             yield conn
+            # a read that raised is rolled back when the pool takes the connection back (pool._end_read_session)
+            await conn.execute("COMMIT")
