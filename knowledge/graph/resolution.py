@@ -89,7 +89,8 @@ import numpy as np
 from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler
 
-from knowledge.graph.name_features import abbreviated_given_names, block_keys, name_features
+from knowledge.graph.blocking import candidate_positions
+from knowledge.graph.name_features import abbreviated_given_names, name_features
 
 __all__ = [
     "Decision",
@@ -195,8 +196,20 @@ CONFUSABLE_TYPES = frozenset({frozenset({"ORG", "PRODUCT"})})
 # --------------------------------------------------------------------------------------------
 
 
-def _type(record: EntityRecord) -> str:
+def normalized_type(record: EntityRecord) -> str:
     return (record.type or "OTHER").strip().upper()
+
+
+
+def type_level_of(ta: str, tb: str) -> str:
+    """The type field's level for two normalised types."""
+    if ta == tb:
+        return "same"
+    if ta in SOFT_TYPES or tb in SOFT_TYPES:
+        return "soft"
+    if frozenset({ta, tb}) in CONFUSABLE_TYPES:
+        return "confusable"
+    return "hard"
 
 
 def _id_key(value: int | str) -> tuple[str, str]:
@@ -257,69 +270,18 @@ class EntityResolver:
         New-existing pairs are oriented ``(new, existing)``; order is deterministic.
         """
         records = list(new) + list(existing)
-        n_new = len(new)
-        blocks: dict[str, list[int]] = {}
-        n_grams: list[int] = []
-        for pos, record in enumerate(records):
-            keys = block_keys(record.name, _type(record))
-            n_grams.append(sum(k[0] == "g" for k in keys))
-            for key in keys:
-                blocks.setdefault(key, []).append(pos)
+        i, j = self._candidate_positions(records, len(new))
+        return [(records[a], records[b]) for a, b in zip(i.tolist(), j.tolist())]
 
-        seen_ids: dict[tuple[str, str], int] = {}
-        canonical: list[int] = []  # position of the first record with this id
-        for pos, record in enumerate(records):
-            canonical.append(seen_ids.setdefault(_id_key(record.id), pos))
-
-        pairs: set[tuple[int, int]] = set()
-        gram_pairs: Counter[tuple[int, int]] = Counter()
-
-        def add(i: int, j: int, target=pairs) -> None:
-            i, j = canonical[i], canonical[j]  # a record passed twice counts once
-            if i > j:
-                i, j = j, i
-            if i >= n_new:  # both existing
-                return
-            if i == j:  # self pair (same id)
-                return
-            if target is pairs:
-                pairs.add((i, j))
-            else:
-                gram_pairs[(i, j)] += 1
-
-        for key, members in blocks.items():
-            if len(members) < 2:
-                continue
-            if len(members) > self.max_block_size:
-                if key[0] not in "ka":
-                    continue
-                # sorted neighbourhood: exact-key/acronym duplicates still chain together
-                for idx, i in enumerate(members):
-                    for j in members[idx + 1 : idx + 1 + self.window]:
-                        add(i, j)
-                continue
-            if members[0] >= n_new:
-                continue  # existing records only
-            target = gram_pairs if key[0] == "g" else pairs
-            for idx, i in enumerate(members):
-                if i >= n_new:
-                    break  # positions are ascending: the rest are existing
-                for j in members[idx + 1 :]:
-                    add(i, j, target)
-
-        # q-gram count filter: a pair found only through n-gram blocks must share at least two
-        # n-grams (or all of the shorter key's, for keys of one n-gram)
-        for (i, j), shared in gram_pairs.items():
-            if shared >= 2 or shared >= min(n_grams[i], n_grams[j]):
-                pairs.add((i, j))
-
-        return [(records[i], records[j]) for i, j in sorted(pairs)]
+    def _candidate_positions(self, records: Sequence[EntityRecord], n_new: int) -> tuple[np.ndarray, np.ndarray]:
+        return candidate_positions([(r.name, normalized_type(r)) for r in records], [_id_key(r.id) for r in records],
+                                   n_new, self.max_block_size, self.window)
 
     # ---------------------------------------------------------------- stage 2: comparison
     @staticmethod
     def name_level(a: EntityRecord, b: EntityRecord) -> str:
         fa, fb = name_features(a.name), name_features(b.name)
-        type_a, type_b = _type(a), _type(b)
+        type_a, type_b = normalized_type(a), normalized_type(b)
         person = type_a == "PERSON" or type_b == "PERSON"
         ka, kb = (fa.person_key, fb.person_key) if person else (fa.key, fb.key)
         ta, tb = (fa.person_tokens, fb.person_tokens) if person else (fa.tokens, fb.tokens)
@@ -361,14 +323,7 @@ class EntityResolver:
 
     @staticmethod
     def type_level(a: EntityRecord, b: EntityRecord) -> str:
-        ta, tb = _type(a), _type(b)
-        if ta == tb:
-            return "same"
-        if ta in SOFT_TYPES or tb in SOFT_TYPES:
-            return "soft"
-        if frozenset({ta, tb}) in CONFUSABLE_TYPES:
-            return "confusable"
-        return "hard"
+        return type_level_of(normalized_type(a), normalized_type(b))
 
     @staticmethod
     def embedding_level(a: EntityRecord, b: EntityRecord) -> str | None:
@@ -430,12 +385,27 @@ class EntityResolver:
 
     # ---------------------------------------------------------------- stage 3: classification
     def resolve(
-        self, new: Sequence[EntityRecord], existing: Sequence[EntityRecord] = ()
+        self, new: Sequence[EntityRecord], existing: Sequence[EntityRecord] = (), *,
+        keep_non_matches: bool = True,
     ) -> list[PairScore]:
-        """Score every candidate pair (all decisions). Existing records are only compared with
-        new ones, so repeated incremental calls never re-score existing-existing pairs."""
+        """Score every candidate pair (all decisions, or only MATCH and POSSIBLE with
+        ``keep_non_matches=False``), in :meth:`candidate_pairs` order, each as :meth:`compare` scores it.
+        Existing records are only compared with new ones, so repeated incremental calls never re-score
+        existing-existing pairs."""
+        from knowledge.graph.pair_scoring import score_pairs  # builds on this module's tables
+
         self._last_existing_ids = frozenset(_id_key(r.id) for r in existing)
-        return [self.compare(a, b) for a, b in self.candidate_pairs(new, existing)]
+        records = list(new) + list(existing)
+        i, j = self._candidate_positions(records, len(new))
+        weights = score_pairs(self, records, i, j)
+        total = weights.total
+        kept = range(len(i)) if keep_non_matches else np.flatnonzero(total >= self.possible_threshold).tolist()
+        scores = []
+        for k in kept:
+            weight = float(total[k])
+            scores.append(PairScore(records[i[k]].id, records[j[k]].id, weight, weights.components(k),
+                                    self.classify(weight)))
+        return scores
 
     def clusters(
         self,
