@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from knowledge.graph.name_features import block_keys
-from knowledge.graph.resolution import Decision, EntityRecord, EntityResolver, normalized_type
+from knowledge.graph.fs_model import normalized_type
+from knowledge.graph.resolution import Decision, EntityRecord, EntityResolver
 
 DATA = Path(__file__).parent / "data" / "resolution_pairs.json"
 SYLLABLES = ["ka", "lo", "mi", "ra", "ten", "vor", "shi", "an", "el", "dor", "qu", "zen", "pa", "tri", "mon"]
@@ -31,7 +32,7 @@ def reference_candidate_pairs(resolver: EntityResolver, new: list[EntityRecord],
     blocks: dict[str, list[int]] = {}
     n_grams: list[int] = []
     for pos, record in enumerate(records):
-        keys = block_keys(record.name, normalized_type(record))
+        keys = block_keys(record.name, normalized_type(record.type))
         n_grams.append(sum(k[0] == "g" for k in keys))
         for key in keys:
             blocks.setdefault(key, []).append(pos)

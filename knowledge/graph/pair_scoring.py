@@ -3,13 +3,13 @@
 Same levels, weights and order of summation as ``compare`` (tests/test_resolution.py checks the two agree pair
 for pair); each field is computed for all pairs together: features once per record, string similarities in
 rapidfuzz's C loop (``process.cpdist``), cosines and neighbour overlaps with numpy. A cosine within
-``_COSINE_GUARD`` of a level cut-off is recomputed the way ``compare`` does it, so float summation order never
+``_COSINE_GUARD`` of a level cut-off is recomputed the way ``compare`` does it (fs_model.embedding_level_of), so float summation order never
 moves a pair across a cut-off.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 from rapidfuzz import fuzz
@@ -17,11 +17,17 @@ from rapidfuzz.distance import JaroWinkler
 from rapidfuzz.process import cpdist
 from scipy import sparse
 
-from knowledge.graph import resolution as fs
+from knowledge.graph import fs_model as fs
 from knowledge.graph.name_features import abbreviated_given_names, name_features
 
-if TYPE_CHECKING:
-    from knowledge.graph.resolution import EntityRecord
+
+class EntityRecord(Protocol):
+    """What scoring reads of a resolver record (resolution.EntityRecord)."""
+
+    name: str
+    type: str
+    embedding: np.ndarray | None
+    neighbours: frozenset[str]
 
 NAME_LEVELS = ("exact", "reordered", "jaro_winkler", "token", "partial", "disagree")
 _EXACT, _REORDERED, _JARO, _TOKEN, _PARTIAL, _DISAGREE = range(len(NAME_LEVELS))
@@ -64,7 +70,7 @@ def _table(levels: Sequence[str], field_name: str) -> np.ndarray:
     return np.array([fs.level_weight(field_name, level) for level in levels])
 
 
-def _name_levels(records: Sequence["EntityRecord"], types: list[str], i: np.ndarray, j: np.ndarray) -> np.ndarray:
+def _name_levels(records: Sequence[EntityRecord], types: list[str], i: np.ndarray, j: np.ndarray) -> np.ndarray:
     intern = _Interner()
     feats = [name_features(r.name) for r in records]
     columns = {name: [] for name in ("key", "pkey", "sorted", "psorted", "ntok", "pntok", "keylen", "pkeylen",
@@ -147,7 +153,7 @@ def _name_levels(records: Sequence["EntityRecord"], types: list[str], i: np.ndar
     return level
 
 
-def _acronym_levels(records: Sequence["EntityRecord"], i: np.ndarray, j: np.ndarray,
+def _acronym_levels(records: Sequence[EntityRecord], i: np.ndarray, j: np.ndarray,
                     asked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(applies, agrees) per pair, for the pairs in ``asked`` (the others: neither)."""
     feats = [name_features(r.name) for r in records]
@@ -169,8 +175,7 @@ def _type_weights(types: list[str], i: np.ndarray, j: np.ndarray) -> np.ndarray:
     return table[codes[i], codes[j]]
 
 
-def _embedding_weights(records: Sequence["EntityRecord"], i: np.ndarray, j: np.ndarray,
-                       resolver: "fs.EntityResolver") -> np.ndarray:
+def _embedding_weights(records: Sequence[EntityRecord], i: np.ndarray, j: np.ndarray) -> np.ndarray:
     weights = np.zeros(len(i))
     table = _table(EMBEDDING_LEVELS, "embedding")
     vectors = [None if r.embedding is None else np.asarray(r.embedding, dtype=np.float32) for r in records]
@@ -196,17 +201,17 @@ def _embedding_weights(records: Sequence["EntityRecord"], i: np.ndarray, j: np.n
         weights[part] = table[levels]
         close = np.flatnonzero(np.min(np.abs(cos[:, None] - np.array(cuts)), axis=1) < _COSINE_GUARD)
         for k in close.tolist():
-            level = resolver.embedding_level(records[int(pi[k])], records[int(pj[k])])
+            level = fs.embedding_level_of(records[int(pi[k])].embedding, records[int(pj[k])].embedding)
             weights[part[k]] = 0.0 if level is None else fs.level_weight("embedding", level)
     # a side with a vector of another shape: compare()'s own rule
     odd = np.flatnonzero(present[i] & present[j] & ~(usable[i] & usable[j]))
     for k in odd.tolist():
-        level = resolver.embedding_level(records[int(i[k])], records[int(j[k])])
+        level = fs.embedding_level_of(records[int(i[k])].embedding, records[int(j[k])].embedding)
         weights[k] = 0.0 if level is None else fs.level_weight("embedding", level)
     return weights
 
 
-def _neighbour_weights(records: Sequence["EntityRecord"], i: np.ndarray, j: np.ndarray) -> np.ndarray:
+def _neighbour_weights(records: Sequence[EntityRecord], i: np.ndarray, j: np.ndarray) -> np.ndarray:
     weights = np.zeros(len(i))
     intern = _Interner()
     indptr, indices = [0], []
@@ -228,15 +233,14 @@ def _neighbour_weights(records: Sequence["EntityRecord"], i: np.ndarray, j: np.n
     return weights
 
 
-def score_pairs(resolver: "fs.EntityResolver", records: Sequence["EntityRecord"], i: np.ndarray,
-                j: np.ndarray) -> PairWeights:
-    """The components of ``resolver.compare(records[i[k]], records[j[k]])`` for every k."""
-    types = [fs.normalized_type(r) for r in records]
+def score_pairs(records: Sequence[EntityRecord], i: np.ndarray, j: np.ndarray) -> PairWeights:
+    """The components of ``EntityResolver.compare(records[i[k]], records[j[k]])`` for every k."""
+    types = [fs.normalized_type(r.type) for r in records]
     level = _name_levels(records, types, i, j)
     acronym_applies, acronym_agrees = _acronym_levels(records, i, j, (level == _DISAGREE) | (level == _PARTIAL))
     acronym_table = _table(("agree", "disagree"), "acronym")
     name = np.where(acronym_agrees, 0.0, _table(NAME_LEVELS, "name")[level])
     acronym = np.where(acronym_applies, np.where(acronym_agrees, acronym_table[0], acronym_table[1]), 0.0)
     return PairWeights(name=name, acronym=acronym, type=_type_weights(types, i, j),
-                       embedding=_embedding_weights(records, i, j, resolver),
+                       embedding=_embedding_weights(records, i, j),
                        neighbours=_neighbour_weights(records, i, j), acronym_scored=acronym_applies)
