@@ -156,3 +156,11 @@ def test_labelled_pairs_score_as_compare_does():
             if resolver.candidate_pairs([left], [right]):
                 [score] = resolver.resolve([left], [right])
                 assert score.components == expected.components and score.weight == expected.weight
+
+
+def test_nothing_to_compare():
+    resolver = EntityResolver(7.0, 2.0)
+    lone = EntityRecord(1, "Samsung", "ORG", np.ones(384, dtype=np.float32))
+    assert resolver.resolve([]) == [] and resolver.resolve([lone]) == []
+    assert resolver.resolve([lone], [EntityRecord(2, "Volkswagen", "ORG")]) == []
+    assert resolver.candidate_pairs([], []) == []

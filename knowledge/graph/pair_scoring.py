@@ -235,6 +235,9 @@ def _neighbour_weights(records: Sequence[EntityRecord], i: np.ndarray, j: np.nda
 
 def score_pairs(records: Sequence[EntityRecord], i: np.ndarray, j: np.ndarray) -> PairWeights:
     """The components of ``EntityResolver.compare(records[i[k]], records[j[k]])`` for every k."""
+    if not len(i):
+        nothing = np.zeros(0)
+        return PairWeights(nothing, nothing, nothing, nothing, nothing, np.zeros(0, dtype=bool))
     types = [fs.normalized_type(r.type) for r in records]
     level = _name_levels(records, types, i, j)
     acronym_applies, acronym_agrees = _acronym_levels(records, i, j, (level == _DISAGREE) | (level == _PARTIAL))
