@@ -1,10 +1,10 @@
 """Stage 2 of entity resolution, set-based: :meth:`EntityResolver.compare` for many pairs at once.
 
-Same levels, weights and order of summation as ``compare`` (tests/test_resolution.py checks the two agree pair
-for pair); each field is computed for all pairs together: features once per record, string similarities in
+Same levels, weights and order of summation as ``compare`` (tests/test_resolution_batch.py checks the two agree
+pair for pair); each field is computed for all pairs together: features once per record, string similarities in
 rapidfuzz's C loop (``process.cpdist``), cosines and neighbour overlaps with numpy. A cosine within
-``_COSINE_GUARD`` of a level cut-off is recomputed the way ``compare`` does it (fs_model.embedding_level_of), so float summation order never
-moves a pair across a cut-off.
+``_COSINE_GUARD`` of a level cut-off is recomputed the way ``compare`` does it (``fs_model.embedding_level_of``),
+so float summation order never moves a pair across a cut-off.
 """
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ class EntityRecord(Protocol):
     embedding: np.ndarray | None
     neighbours: frozenset[str]
 
+
 NAME_LEVELS = ("exact", "reordered", "jaro_winkler", "token", "partial", "disagree")
 _EXACT, _REORDERED, _JARO, _TOKEN, _PARTIAL, _DISAGREE = range(len(NAME_LEVELS))
 EMBEDDING_LEVELS = ("very_high", "high", "medium", "low")
@@ -46,7 +47,6 @@ class PairWeights:
     type: np.ndarray
     embedding: np.ndarray
     neighbours: np.ndarray
-    acronym_scored: np.ndarray  # bool: the acronym field applied
 
     @property
     def total(self) -> np.ndarray:
@@ -71,6 +71,7 @@ def _table(levels: Sequence[str], field_name: str) -> np.ndarray:
 
 
 def _name_levels(records: Sequence[EntityRecord], types: list[str], i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Per pair, the index in NAME_LEVELS of ``EntityResolver.name_level``: its rules in its order."""
     intern = _Interner()
     feats = [name_features(r.name) for r in records]
     columns = {name: [] for name in ("key", "pkey", "sorted", "psorted", "ntok", "pntok", "keylen", "pkeylen",
@@ -120,6 +121,7 @@ def _name_levels(records: Sequence[EntityRecord], types: list[str], i: np.ndarra
     oi, oj, operson = i[open_], j[open_], person[open_]
     str_a = [person_keys[x] if p else keys[x] for x, p in zip(oi.tolist(), operson.tolist())]
     str_b = [person_keys[x] if p else keys[x] for x, p in zip(oj.tolist(), operson.tolist())]
+    # no score_cutoff: rapidfuzz 3.14 gives 0 for a Jaro-Winkler equal to the cut-off (nissanleaf / nissan, 0.92)
     jaro = cpdist(str_a, str_b, scorer=JaroWinkler.similarity, dtype=np.float64)
     result = np.full(len(open_), -1, dtype=np.int8)
     result[jaro >= fs.JW_THRESHOLD] = _JARO
@@ -237,7 +239,7 @@ def score_pairs(records: Sequence[EntityRecord], i: np.ndarray, j: np.ndarray) -
     """The components of ``EntityResolver.compare(records[i[k]], records[j[k]])`` for every k."""
     if not len(i):
         nothing = np.zeros(0)
-        return PairWeights(nothing, nothing, nothing, nothing, nothing, np.zeros(0, dtype=bool))
+        return PairWeights(nothing, nothing, nothing, nothing, nothing)
     types = [fs.normalized_type(r.type) for r in records]
     level = _name_levels(records, types, i, j)
     acronym_applies, acronym_agrees = _acronym_levels(records, i, j, (level == _DISAGREE) | (level == _PARTIAL))
@@ -246,4 +248,4 @@ def score_pairs(records: Sequence[EntityRecord], i: np.ndarray, j: np.ndarray) -
     acronym = np.where(acronym_applies, np.where(acronym_agrees, acronym_table[0], acronym_table[1]), 0.0)
     return PairWeights(name=name, acronym=acronym, type=_type_weights(types, i, j),
                        embedding=_embedding_weights(records, i, j),
-                       neighbours=_neighbour_weights(records, i, j), acronym_scored=acronym_applies)
+                       neighbours=_neighbour_weights(records, i, j))
