@@ -7,7 +7,7 @@ entities was a fifth of the resolution stage of an ingest.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Hashable, Sequence
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 
