@@ -212,3 +212,26 @@ async def test_ingest_links_new_entities_through_the_pipeline(kapp):
 
 def _histogram_count(histogram) -> float:
     return next(s.value for m in histogram.collect() for s in m.samples if s.name.endswith("_count"))
+
+
+async def test_nearest_search_only_where_another_corpus_has_a_canonical_of_the_type(kapp):
+    first, second = await corpora(kapp, "first", "second")
+    rng = np.random.default_rng(11)
+    app = kapp.corpora.app_name
+    async with kapp.db.connection() as conn:
+        await add_entity(conn, first, "Helios Platform", "PRODUCT", random_unit(rng))
+        await add_entity(conn, first, "Ada Lovelace", "PERSON", random_unit(rng))
+        await add_entity(conn, first, "Unembedded Org", "ORG")
+        assert await q.select_searchable_types(conn, app, [first.id, second.id], ["PRODUCT", "PERSON"]) == set()
+    await kapp.canonical.link_corpus(first)
+    async with kapp.db.connection() as conn:
+        # every canonical has a member in the first corpus; the second can find the typed, embedded ones
+        found = await q.select_searchable_types(conn, app, [first.id, second.id], ["PRODUCT", "PERSON", "ORG"])
+        assert found == {(second.id, "PRODUCT"), (second.id, "PERSON")}
+        twin = await add_entity(conn, second, "Helios Suite", "PRODUCT", with_cosine(random_unit(rng), 0.5, rng))
+    await kapp.canonical.link_corpus(second)
+    async with kapp.db.connection() as conn:
+        assert (await canonical_of(conn, twin))["link_method"] == "new_canonical"
+        # the second corpus's canonical is a candidate for the first corpus now
+        found = await q.select_searchable_types(conn, app, [first.id, second.id], ["PRODUCT", "PERSON"])
+        assert found == {(second.id, "PRODUCT"), (second.id, "PERSON"), (first.id, "PRODUCT")}

@@ -155,9 +155,13 @@ class CanonicalLinker:
 
         run = RunCanonicals()
         # nearest existing canonicals of every entity in one statement (the run's own canonicals are searched
-        # in memory); an entity that turns out to match by name just does not use its candidates
-        searched = [(e, key) for e, key in pending if e.embedding is not None
-                    and (e.corpus_id, key, e.entity_type) not in decisions]
+        # in memory), skipped where it could only come back empty; an entity that turns out to match by name
+        # just does not use its candidates
+        wanted = [(e, key) for e, key in pending if e.embedding is not None
+                  and (e.corpus_id, key, e.entity_type) not in decisions]
+        searchable = await q.select_searchable_types(conn, app_scope, corpus_ids,
+                                                     sorted({e.entity_type for e, _ in wanted}))
+        searched = [(e, key) for e, key in wanted if (e.corpus_id, e.entity_type) in searchable]
         nearest_of = dict(zip((e.id for e, _ in searched), await q.select_nearest_canonicals_many(
             conn, app_scope, [(e.entity_type, e.embedding, e.corpus_id) for e, _ in searched])))
         choice = _Choice(self.settings, decisions, rejections, index, run, nearest_of,

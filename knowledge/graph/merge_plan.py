@@ -116,7 +116,7 @@ def plan_merges(groups: Sequence[EntityGroup], records: Sequence[EntityRecord], 
     plan = MergePlan(into_existing=dict(exact))
     plan.decisions["exact_match"] = len(exact)
     group_of = {r.id: g for r, g in zip(records, groups)}
-    scores = resolver.resolve(list(records), [e.record() for e in existing])
+    scores = resolver.resolve(list(records), [e.record() for e in existing], keep_non_matches=False)
     within_batch: list[PairScore] = []
     to_existing: dict[str, list[PairScore]] = {}
     for score in scores:

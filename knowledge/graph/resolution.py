@@ -75,11 +75,15 @@ the US state), or the same name with a soft type (Python the language / python t
 OTHER), can only be separated by embeddings/neighbours; nicknames (Bob/Robert), paraphrases
 (World War II / Second World War) and cross-script names (清华大学 / Tsinghua University) are missed.
 
+Implementation: ``resolve`` blocks and scores a whole batch set-based (knowledge/graph/blocking.py,
+knowledge/graph/pair_scoring.py: numpy and rapidfuzz over all pairs at once, the same pairs, levels and
+weights as ``candidate_pairs`` rules and ``compare``, which stays the per-pair reference; the model's table and
+cut-offs live in knowledge/graph/fs_model.py).
+
 Benchmark: ``python -m bench.resolution`` (labelled pairs in ``tests/data/resolution_pairs.json``).
 """
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
@@ -89,7 +93,12 @@ import numpy as np
 from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler
 
-from knowledge.graph.name_features import abbreviated_given_names, block_keys, name_features
+from knowledge.graph.blocking import candidate_positions
+from knowledge.graph.fs_model import (COMPONENTS, FIELD_LEVELS, JW_THRESHOLD, NEIGHBOURS_HIGH, PARTIAL_THRESHOLD,
+                                      SOFT_TYPES, TOKEN_SET_THRESHOLD, WEIGHTS, embedding_level_of, level_weight,
+                                      normalized_type, type_level_of)
+from knowledge.graph.name_features import abbreviated_given_names, name_features
+from knowledge.graph.pair_scoring import score_pairs
 
 __all__ = [
     "Decision",
@@ -131,72 +140,8 @@ class PairScore:
 
 
 # --------------------------------------------------------------------------------------------
-# m/u table (see module docstring)
+# the resolver (the comparison model's table, cut-offs and rules: knowledge/graph/fs_model.py)
 # --------------------------------------------------------------------------------------------
-
-FIELD_LEVELS: dict[str, dict[str, tuple[float, float]]] = {
-    "name": {
-        "exact": (0.55, 0.001),
-        "reordered": (0.03, 0.0005),
-        "jaro_winkler": (0.14, 0.012),
-        "token": (0.11, 0.008),
-        "partial": (0.10, 0.050),
-        "disagree": (0.07, 0.9285),
-    },
-    "acronym": {
-        "agree": (0.04, 0.0005),
-        "disagree": (0.96, 0.9995),
-    },
-    "type": {
-        "same": (0.92, 0.25),
-        "soft": (0.06, 0.15),
-        "confusable": (0.019, 0.10),
-        "hard": (0.001, 0.50),
-    },
-    "embedding": {
-        "very_high": (0.02, 0.005),
-        "high": (0.08, 0.03),
-        "medium": (0.35, 0.17),
-        "low": (0.55, 0.795),
-    },
-    "neighbours": {
-        "high": (0.30, 0.01),
-        "some": (0.40, 0.09),
-        "none_shared": (0.30, 0.90),
-    },
-}
-
-
-def level_weight(field_name: str, level: str) -> float:
-    m, u = FIELD_LEVELS[field_name][level]
-    return math.log2(m / u)
-
-
-_WEIGHTS: dict[str, dict[str, float]] = {
-    f: {lvl: level_weight(f, lvl) for lvl in levels} for f, levels in FIELD_LEVELS.items()
-}
-
-COMPONENTS = ("name", "acronym", "type", "embedding", "neighbours")
-
-# comparison level cut-offs
-JW_THRESHOLD = 0.92
-TOKEN_SET_THRESHOLD = 90.0
-PARTIAL_THRESHOLD = 90.0
-EMB_VERY_HIGH = 0.90
-EMB_HIGH = 0.75
-EMB_LOW = 0.50
-NEIGHBOURS_HIGH = 0.5
-
-SOFT_TYPES = frozenset({"OTHER", "CONCEPT"})
-CONFUSABLE_TYPES = frozenset({frozenset({"ORG", "PRODUCT"})})
-
-# --------------------------------------------------------------------------------------------
-# the resolver
-# --------------------------------------------------------------------------------------------
-
-
-def _type(record: EntityRecord) -> str:
-    return (record.type or "OTHER").strip().upper()
 
 
 def _id_key(value: int | str) -> tuple[str, str]:
@@ -257,69 +202,18 @@ class EntityResolver:
         New-existing pairs are oriented ``(new, existing)``; order is deterministic.
         """
         records = list(new) + list(existing)
-        n_new = len(new)
-        blocks: dict[str, list[int]] = {}
-        n_grams: list[int] = []
-        for pos, record in enumerate(records):
-            keys = block_keys(record.name, _type(record))
-            n_grams.append(sum(k[0] == "g" for k in keys))
-            for key in keys:
-                blocks.setdefault(key, []).append(pos)
+        i, j = self._candidate_positions(records, len(new))
+        return [(records[a], records[b]) for a, b in zip(i.tolist(), j.tolist())]
 
-        seen_ids: dict[tuple[str, str], int] = {}
-        canonical: list[int] = []  # position of the first record with this id
-        for pos, record in enumerate(records):
-            canonical.append(seen_ids.setdefault(_id_key(record.id), pos))
-
-        pairs: set[tuple[int, int]] = set()
-        gram_pairs: Counter[tuple[int, int]] = Counter()
-
-        def add(i: int, j: int, target=pairs) -> None:
-            i, j = canonical[i], canonical[j]  # a record passed twice counts once
-            if i > j:
-                i, j = j, i
-            if i >= n_new:  # both existing
-                return
-            if i == j:  # self pair (same id)
-                return
-            if target is pairs:
-                pairs.add((i, j))
-            else:
-                gram_pairs[(i, j)] += 1
-
-        for key, members in blocks.items():
-            if len(members) < 2:
-                continue
-            if len(members) > self.max_block_size:
-                if key[0] not in "ka":
-                    continue
-                # sorted neighbourhood: exact-key/acronym duplicates still chain together
-                for idx, i in enumerate(members):
-                    for j in members[idx + 1 : idx + 1 + self.window]:
-                        add(i, j)
-                continue
-            if members[0] >= n_new:
-                continue  # existing records only
-            target = gram_pairs if key[0] == "g" else pairs
-            for idx, i in enumerate(members):
-                if i >= n_new:
-                    break  # positions are ascending: the rest are existing
-                for j in members[idx + 1 :]:
-                    add(i, j, target)
-
-        # q-gram count filter: a pair found only through n-gram blocks must share at least two
-        # n-grams (or all of the shorter key's, for keys of one n-gram)
-        for (i, j), shared in gram_pairs.items():
-            if shared >= 2 or shared >= min(n_grams[i], n_grams[j]):
-                pairs.add((i, j))
-
-        return [(records[i], records[j]) for i, j in sorted(pairs)]
+    def _candidate_positions(self, records: Sequence[EntityRecord], n_new: int) -> tuple[np.ndarray, np.ndarray]:
+        return candidate_positions([(r.name, normalized_type(r.type)) for r in records], [_id_key(r.id) for r in records],
+                                   n_new, self.max_block_size, self.window)
 
     # ---------------------------------------------------------------- stage 2: comparison
     @staticmethod
     def name_level(a: EntityRecord, b: EntityRecord) -> str:
         fa, fb = name_features(a.name), name_features(b.name)
-        type_a, type_b = _type(a), _type(b)
+        type_a, type_b = normalized_type(a.type), normalized_type(b.type)
         person = type_a == "PERSON" or type_b == "PERSON"
         ka, kb = (fa.person_key, fb.person_key) if person else (fa.key, fb.key)
         ta, tb = (fa.person_tokens, fb.person_tokens) if person else (fa.tokens, fb.tokens)
@@ -361,33 +255,11 @@ class EntityResolver:
 
     @staticmethod
     def type_level(a: EntityRecord, b: EntityRecord) -> str:
-        ta, tb = _type(a), _type(b)
-        if ta == tb:
-            return "same"
-        if ta in SOFT_TYPES or tb in SOFT_TYPES:
-            return "soft"
-        if frozenset({ta, tb}) in CONFUSABLE_TYPES:
-            return "confusable"
-        return "hard"
+        return type_level_of(normalized_type(a.type), normalized_type(b.type))
 
     @staticmethod
     def embedding_level(a: EntityRecord, b: EntityRecord) -> str | None:
-        if a.embedding is None or b.embedding is None:
-            return None
-        va, vb = np.asarray(a.embedding, dtype=np.float32), np.asarray(b.embedding, dtype=np.float32)
-        if va.shape != vb.shape:
-            return None
-        norm = math.sqrt(float(np.dot(va, va)) * float(np.dot(vb, vb)))
-        if norm == 0.0:
-            return None
-        cos = float(np.dot(va, vb)) / norm  # robust to not-quite-unit vectors
-        if cos >= EMB_VERY_HIGH:
-            return "very_high"
-        if cos >= EMB_HIGH:
-            return "high"
-        if cos >= EMB_LOW:
-            return "medium"
-        return "low"
+        return embedding_level_of(a.embedding, b.embedding)
 
     @staticmethod
     def neighbours_level(a: EntityRecord, b: EntityRecord) -> str | None:
@@ -415,27 +287,40 @@ class EntityResolver:
         acronym = self.acronym_level(a, b) if name in ("disagree", "partial") else None
         components = dict.fromkeys(COMPONENTS, 0.0)
         if acronym != "agree":
-            components["name"] = _WEIGHTS["name"][name]
+            components["name"] = WEIGHTS["name"][name]
         if acronym is not None:
-            components["acronym"] = _WEIGHTS["acronym"][acronym]
-        components["type"] = _WEIGHTS["type"][self.type_level(a, b)]
+            components["acronym"] = WEIGHTS["acronym"][acronym]
+        components["type"] = WEIGHTS["type"][self.type_level(a, b)]
         emb = self.embedding_level(a, b)
         if emb is not None:
-            components["embedding"] = _WEIGHTS["embedding"][emb]
+            components["embedding"] = WEIGHTS["embedding"][emb]
         nb = self.neighbours_level(a, b)
         if nb is not None:
-            components["neighbours"] = _WEIGHTS["neighbours"][nb]
+            components["neighbours"] = WEIGHTS["neighbours"][nb]
         weight = sum(components.values())
         return PairScore(a.id, b.id, weight, components, self.classify(weight))
 
     # ---------------------------------------------------------------- stage 3: classification
     def resolve(
-        self, new: Sequence[EntityRecord], existing: Sequence[EntityRecord] = ()
+        self, new: Sequence[EntityRecord], existing: Sequence[EntityRecord] = (), *,
+        keep_non_matches: bool = True,
     ) -> list[PairScore]:
-        """Score every candidate pair (all decisions). Existing records are only compared with
-        new ones, so repeated incremental calls never re-score existing-existing pairs."""
+        """Score every candidate pair (all decisions, or only MATCH and POSSIBLE with
+        ``keep_non_matches=False``), in :meth:`candidate_pairs` order, each as :meth:`compare` scores it.
+        Existing records are only compared with new ones, so repeated incremental calls never re-score
+        existing-existing pairs."""
         self._last_existing_ids = frozenset(_id_key(r.id) for r in existing)
-        return [self.compare(a, b) for a, b in self.candidate_pairs(new, existing)]
+        records = list(new) + list(existing)
+        i, j = self._candidate_positions(records, len(new))
+        weights = score_pairs(records, i, j)
+        total = weights.total
+        kept = range(len(i)) if keep_non_matches else np.flatnonzero(total >= self.possible_threshold).tolist()
+        scores = []
+        for k in kept:
+            weight = float(total[k])
+            scores.append(PairScore(records[i[k]].id, records[j[k]].id, weight, weights.components(k),
+                                    self.classify(weight)))
+        return scores
 
     def clusters(
         self,

@@ -24,6 +24,7 @@ from knowledge.db.queries.canonical.entities import (  # noqa: F401
     select_canonicals_needing_refresh,
     select_nearest_canonicals,
     select_nearest_canonicals_many,
+    select_searchable_types,
 )
 from knowledge.db.queries.canonical.aliases import (  # noqa: F401
     LINK_METHODS,

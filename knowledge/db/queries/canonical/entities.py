@@ -168,6 +168,27 @@ async def select_nearest_canonicals_many(conn: asyncpg.Connection, app_scope: st
     return found
 
 
+async def select_searchable_types(conn: asyncpg.Connection, app_scope: str, corpus_ids: Iterable[object],
+                                  canonical_types: Sequence[str]) -> set[tuple[UUID, str]]:
+    """(corpus, type) pairs for which ``select_nearest_canonicals`` can find anything: the app has a canonical
+    of that type with a centroid and no member in that corpus. For the others every nearest canonical would be
+    filtered out (the first corpus of an app, or types only that corpus has), so the linker skips the search."""
+    corpora = require_corpus_filter(corpus_ids)
+    if not canonical_types:
+        return set()
+    rows = await conn.fetch(
+        """SELECT x.corpus_id, t.canonical_type
+           FROM unnest($2::uuid[]) AS x(corpus_id) CROSS JOIN unnest($3::text[]) AS t(canonical_type)
+           WHERE EXISTS (SELECT 1 FROM kg_entity_canonical c
+                         WHERE c.app_scope = $1 AND c.canonical_type = t.canonical_type
+                           AND c.primary_embedding IS NOT NULL
+                           AND NOT EXISTS (SELECT 1 FROM kg_entity_alias a
+                                           WHERE a.canonical_id = c.id AND a.corpus_id = x.corpus_id))""",
+        app_scope, corpora, sorted(set(canonical_types)),
+    )
+    return {(r["corpus_id"], r["canonical_type"]) for r in rows}
+
+
 async def select_canonicals_needing_refresh(conn: asyncpg.Connection, app_scope: str) -> list[int]:
     rows = await conn.fetch("SELECT id FROM kg_entity_canonical WHERE app_scope = $1 AND needs_refresh", app_scope)
     return [r["id"] for r in rows]
