@@ -131,27 +131,12 @@ async def delete_corpus_graph(conn: asyncpg.Connection, corpus_id: UUID) -> None
 
 # -------------------- build: entities
 
-# Above this many keys the candidates are found by hashing the wanted keys: ``block_keys && $2`` compares every
-# key of every row with every wanted key when PostgreSQL plans it as a scan (1.4 s for 13k keys over 9.5k MuSiQue
-# entities against 60 ms hashed); a few keys are best found through the GIN index.
-HASHED_KEY_LOOKUP = 256
-
-
 async def select_resolution_candidates(conn: asyncpg.Connection, corpus_id: UUID,
                                        block_keys: Sequence[str]) -> list[asyncpg.Record]:
     """Existing entities of the corpus sharing at least one pre-filter key (no embeddings: rows stay small)."""
-    if len(block_keys) <= HASHED_KEY_LOOKUP:
-        return await conn.fetch(
-            """SELECT id, canonical_name, name_normalized, entity_type, block_keys FROM kg_entity
-               WHERE corpus_id = $1 AND block_keys && $2::text[] ORDER BY id""",
-            corpus_id, list(block_keys),
-        )
     return await conn.fetch(
-        """SELECT e.id, e.canonical_name, e.name_normalized, e.entity_type, e.block_keys FROM kg_entity e
-           WHERE e.corpus_id = $1
-             AND e.id IN (SELECT m.id FROM kg_entity m CROSS JOIN LATERAL unnest(m.block_keys) AS k(key)
-                          WHERE m.corpus_id = $1 AND k.key IN (SELECT unnest($2::text[])))
-           ORDER BY e.id""",
+        """SELECT id, canonical_name, name_normalized, entity_type, block_keys FROM kg_entity
+           WHERE corpus_id = $1 AND block_keys && $2::text[] ORDER BY id""",
         corpus_id, list(block_keys),
     )
 
