@@ -1,6 +1,7 @@
 """The graph read functions the hybrid planner uses, inside an RLS-scoped transaction."""
 from knowledge.db.queries import graph as gq
 from knowledge.db.queries import planner as pq
+from tests.planner_support import most_mentioned_entities
 
 # what select_chunk_ids_for_entities must return, written out: per entity the chunks with the most mentions of
 # it first (ties by chunk id), at most a limit of them, in the given corpora
@@ -58,10 +59,7 @@ async def test_reads_see_nothing_outside_the_scope(demo_app):
 async def test_chunk_ids_for_entities_are_the_most_mentioning_chunks_of_each_entity(demo_app):
     kapp, corpora = demo_app
     docs, notes = corpora["project_docs"], corpora["team_notes"]
-    async with kapp.db.connection() as conn:
-        entities = [r["id"] for r in await conn.fetch(
-            "SELECT id FROM kg_entity WHERE corpus_id = ANY($1::uuid[]) ORDER BY mention_count DESC, id LIMIT 12",
-            [docs.id, notes.id])]
+    entities = await most_mentioned_entities(kapp, [docs.id, notes.id], 12)
     async with kapp.db.scoped([docs.id, notes.id]) as conn:
         full = await conn.fetch(REFERENCE_CHUNKS_FOR_ENTITIES, entities, [docs.id, notes.id], 3)
         ids = await pq.select_chunk_ids_for_entities(conn, entities, [docs.id, notes.id], 3)

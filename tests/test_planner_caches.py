@@ -7,6 +7,7 @@ from knowledge.db.database import Database
 from knowledge.ingest.documents import documents_from_texts
 from knowledge.retrieval.planner.graph_reads import GraphReads
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
+from tests.planner_support import most_mentioned_entities
 
 OPS = [("nimbus-plan", "Project Nimbus depends on the Zephyr Storage Engine for its archive tier. The Nimbus team "
                        "reviewed the archive tier in March with Omar Haddad.")]
@@ -59,9 +60,7 @@ async def test_ingest_invalidates_both_caches_and_the_new_bridge_is_found(kapp):
 async def test_cached_graph_reads_open_no_transaction(demo_app):
     kapp, corpora = demo_app
     ids = [c.id for c in corpora.values()]
-    async with kapp.db.connection() as conn:
-        entities = [r["id"] for r in await conn.fetch(
-            "SELECT id FROM kg_entity WHERE corpus_id = ANY($1::uuid[]) ORDER BY mention_count DESC, id LIMIT 20", ids)]
+    entities = await most_mentioned_entities(kapp, ids, 20)
     cache = NeighbourhoodCache(64)
     live = GraphReads(kapp.db, kapp.settings, cache)
     bridges, neighbours = await live.bridges(entities[:10], ids), await live.neighbours(entities[:10], ids)

@@ -2,6 +2,7 @@
 below, run under the same scoped transaction), and read nothing outside the corpora the caller may read."""
 from knowledge.db.queries import canonical as canonical_queries
 from knowledge.db.queries import planner as planner_queries
+from tests.planner_support import most_mentioned_entities
 
 # the bridge lookup before migration 018, as the retrieval login ran it under the row-level policies
 REFERENCE_BRIDGES = """
@@ -66,17 +67,10 @@ QUESTIONS = ["Who acquired Cobalt Systems?", "Which vector engine does Project H
              "Who developed the Aurora Vector Engine and where?", "the a of"]
 
 
-async def _entities(kapp, corpus_ids) -> list[int]:
-    async with kapp.db.connection() as conn:
-        return [r["id"] for r in await conn.fetch(
-            "SELECT id FROM kg_entity WHERE corpus_id = ANY($1::uuid[]) ORDER BY mention_count DESC, id LIMIT 60",
-            corpus_ids)]
-
-
 async def test_bridges_and_facts_are_the_rows_of_the_queries_they_replace(demo_app):
     kapp, corpora = demo_app
     ids = [c.id for c in corpora.values()]
-    entities = await _entities(kapp, ids)
+    entities = await most_mentioned_entities(kapp, ids, 60)
     for scope in (ids, ids[:2], ids[1:]):
         async with kapp.db.scoped(scope) as conn:
             bridges = await canonical_queries.select_bridges_from_entities(conn, entities, ids)
@@ -94,7 +88,7 @@ async def test_bridges_and_facts_are_the_rows_of_the_queries_they_replace(demo_a
 async def test_a_scoped_caller_gets_no_bridge_into_a_corpus_it_may_not_read(demo_app):
     kapp, corpora = demo_app
     ids = [c.id for c in corpora.values()]
-    entities = await _entities(kapp, ids)
+    entities = await most_mentioned_entities(kapp, ids, 60)
     async with kapp.db.scoped(ids) as conn:
         everywhere = await canonical_queries.select_bridges_from_entities(conn, entities, ids)
     for hidden in ids:

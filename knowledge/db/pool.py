@@ -12,8 +12,9 @@ from knowledge.db.server import DatabaseUnavailableError
 
 CONNECT_TIMEOUT_SECONDS = 10.0
 # Filtered HNSW scans (corpus_id = ANY(...)) keep scanning until LIMIT rows pass the filter. Sent as startup
-# parameters, so they are the session's defaults: the pool's RESET ALL on every release (a SET would be gone
-# after a connection's first use) brings them back instead of pgvector's ef_search 40 without iterative scan.
+# parameters, so they are the session's defaults: a SET in the connection's init would be gone after the owner
+# pool's RESET ALL on the first release, which brings these back instead of pgvector's ef_search 40 without
+# iterative scan (the read pools keep no session state at all: _end_read_session).
 SEARCH_SETTINGS = {"hnsw.iterative_scan": "strict_order", "hnsw.ef_search": "100"}
 
 
