@@ -105,6 +105,19 @@ async def test_bridges_follow_shared_entities_and_relation_paths_inside_the_filt
         ("Quill Resolver", {a.id, c.id}, {a.id, c.id})]
 
 
+async def test_a_rebuild_within_one_corpus_with_members_writes_no_bridge_and_removes_the_old(linked_pair):
+    kapp, (a, b, c), ids = linked_pair
+    async with kapp.db.connection() as conn:
+        canonicals = await q.select_canonical_ids_of_corpora(conn, [a.id, b.id, c.id])
+        described = lambda rows: sorted((r["bridge_type"], r["source_name"]) for r in rows)  # noqa: E731
+        linked = described(await q.select_bridges(conn, SCOPE, [a.id, b.id, c.id]))
+        empty = await kapp.corpora.create("perm_empty")
+        assert await q.rebuild_bridges(conn, SCOPE, canonicals, [a.id, empty.id]) == 0
+        assert await q.select_bridges(conn, SCOPE, [a.id, b.id, c.id]) == []
+        assert await q.rebuild_bridges(conn, SCOPE, canonicals, [a.id, b.id, c.id]) == len(linked) == 3
+        assert described(await q.select_bridges(conn, SCOPE, [a.id, b.id, c.id])) == linked
+
+
 async def test_forged_ids_return_nothing(linked_pair):
     kapp, (a, b, _), ids = linked_pair
     async with kapp.db.connection() as conn:

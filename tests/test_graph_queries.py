@@ -68,3 +68,20 @@ async def test_chunk_ids_for_entities_are_the_most_mentioning_chunks_of_each_ent
     assert only_docs and {r["corpus_id"] for r in only_docs} == {docs.id}
     async with kapp.db.scoped([notes.id]) as conn:  # asked for project_docs, may only read team_notes
         assert await pq.select_chunk_ids_for_entities(conn, entities, [docs.id], 3) == []
+
+
+async def test_resolution_candidates_are_the_entities_sharing_a_key_however_many_keys(demo_app):
+    kapp, corpora = demo_app
+    docs = corpora["project_docs"]
+    async with kapp.db.connection() as conn:
+        stored = await conn.fetch("SELECT id, block_keys FROM kg_entity WHERE corpus_id = $1 ORDER BY id", docs.id)
+        few = sorted({r["block_keys"][0] for r in stored[::3]})
+        absent = [f"t:absent{i}" for i in range(gq.GIN_KEY_LOOKUP + 1)]
+        many = sorted(set(few) | set(absent))
+        for keys in (few, many):
+            found = await gq.select_resolution_candidates(conn, docs.id, keys)
+            expected = [r["id"] for r in stored if set(r["block_keys"]) & set(keys)]
+            assert [r["id"] for r in found] == expected and len(expected) >= 2
+            assert all(set(r["block_keys"]) & set(keys) for r in found)
+        assert len(few) <= gq.GIN_KEY_LOOKUP < len(many)
+        assert await gq.select_resolution_candidates(conn, docs.id, absent) == []
