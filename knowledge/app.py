@@ -101,7 +101,7 @@ class KnowledgeApp:
         # the graph and canonical links of the chunks stored so far, while the model embeds the rest; the
         # post-ingest stages then only have the last batch, the communities and the final cache clear left
         await self.graph.add_stored(corpus, stored)
-        await self.canonical.after_ingest(corpus, [])
+        await self.canonical.after_ingest(corpus, [], finished=False)
 
     async def _after_graph_update(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
         # last step: entity neighbourhoods and canonical bridges are only final once linking is done

@@ -31,8 +31,6 @@ READERS = {
     "count_pending_reviews": lambda conn, f: q.count_pending_reviews(conn, SCOPE, f),
     "select_decisions": lambda conn, f: q.select_decisions(conn, SCOPE, f),
     "select_rejections": lambda conn, f: q.select_rejections(conn, SCOPE, f),
-    "select_nearest_canonicals": lambda conn, f: q.select_nearest_canonicals(
-        conn, SCOPE, "ORG", [0.1] * 384, None if f is None else (list(f) or [None])[0]),
     "select_searchable_types": lambda conn, f: q.select_searchable_types(conn, SCOPE, f, ["ORG"]),
     "select_nearest_canonicals_many": lambda conn, f: q.select_nearest_canonicals_many(
         conn, SCOPE, [("ORG", [0.1] * 384, c) for c in (f if isinstance(f, list) and f else

@@ -64,10 +64,11 @@ class CanonicalLayer:
         # told after a relink, rebuild or review decision (the planner drops its cached neighbourhoods)
         self.on_change = on_change
 
-    async def after_ingest(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
-        """Post-ingest step (after the graph step): link the corpus's new and changed entities."""
+    async def after_ingest(self, corpus: Corpus, new_chunks: list[NewChunk], *, finished: bool = True) -> None:
+        """Post-ingest step (after the graph step): link the corpus's new and changed entities. ``finished`` is
+        false for the runs on the chunks stored while the model embeds the rest."""
         with ingest_stage_seconds.labels(stage="canonical_linking").time():
-            report = await self.link_corpus(corpus)
+            report = await self.link_corpus(corpus, ingest_finished=finished)
         if new_chunks:
             async with self.db.connection() as conn:
                 lag = await q.select_seconds_since_chunks_landed(conn, [c.id for c in new_chunks], corpus.id)
@@ -76,8 +77,8 @@ class CanonicalLayer:
         logger.info("canonical links for %s: %s (%d kept, %d bridges written)", corpus.name, dict(report.links),
                     report.kept, report.bridges_written)
 
-    async def link_corpus(self, corpus: Corpus) -> LinkReport:
-        report = await self.linker.link_corpora(corpus.app_name, [corpus.id])
+    async def link_corpus(self, corpus: Corpus, *, ingest_finished: bool = True) -> LinkReport:
+        report = await self.linker.link_corpora(corpus.app_name, [corpus.id], ingest_finished=ingest_finished)
         await self.refresh_gauges(corpus.app_name)
         return report
 

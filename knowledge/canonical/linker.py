@@ -27,6 +27,7 @@ from uuid import UUID
 import asyncpg
 
 from config.settings import LinkerSettings
+from knowledge.canonical.centroid_index import index_new_centroids
 from knowledge.canonical.run_canonicals import RunCanonicals
 from knowledge.canonical.upkeep import settle
 from knowledge.db.database import Database
@@ -94,8 +95,10 @@ class CanonicalLinker:
         self.db = db
         self.settings = settings
 
-    async def link_corpora(self, app_scope: str, corpus_ids: Sequence[UUID]) -> LinkReport:
-        """Incrementally link the given corpora of ``app_scope`` (one transaction)."""
+    async def link_corpora(self, app_scope: str, corpus_ids: Sequence[UUID], *,
+                           ingest_finished: bool = True) -> LinkReport:
+        """Incrementally link the given corpora of ``app_scope`` (one transaction). ``ingest_finished`` is false
+        for the runs during an ingest, after which more entities follow (see centroid_index)."""
         started = time.perf_counter()
         async with self.db.transaction() as conn:
             await q.lock_app_scope(conn, app_scope)
@@ -104,6 +107,7 @@ class CanonicalLinker:
             if foreign:
                 raise PermissionError(f"corpora {', '.join(foreign)} are not corpora of app {app_scope!r}")
             report = await self._link(conn, app_scope, app_corpora, list(corpus_ids))
+        await self._index_centroids(ingest_finished)
         return self._finish(report, started)
 
     async def rebuild(self, app_scope: str) -> LinkReport:
@@ -115,7 +119,13 @@ class CanonicalLinker:
             await q.delete_app_scope_canonicals(conn, app_scope)
             report = (await self._link(conn, app_scope, app_corpora, app_corpora) if app_corpora
                       else LinkReport(app_scope))
+        await self._index_centroids(ingest_finished=True)
         return self._finish(report, started)
+
+    async def _index_centroids(self, ingest_finished: bool) -> None:
+        # its own transaction: a rebuild must not wait for locks while holding the link run's
+        async with self.db.transaction() as conn:
+            await index_new_centroids(conn, ingest_finished)
 
     @staticmethod
     def _finish(report: LinkReport, started: float) -> LinkReport:

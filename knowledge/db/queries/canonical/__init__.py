@@ -8,6 +8,13 @@ is applied inside the SQL. Row-level security on the same tables is the defense 
 from knowledge.db.queries.canonical.corpus_filter import (  # noqa: F401
     require_corpus_filter,
 )
+from knowledge.db.queries.canonical.centroid_index import (  # noqa: F401
+    CentroidIndexState,
+    add_unindexed_centroids,
+    count_centroids_by_index_state,
+    lock_centroid_index,
+    rebuild_centroid_index,
+)
 from knowledge.db.queries.canonical.entities import (  # noqa: F401
     NEAREST_CANDIDATES,
     Nearest,
@@ -22,7 +29,6 @@ from knowledge.db.queries.canonical.entities import (  # noqa: F401
     select_canonical_ids_by_names,
     select_canonicals_by_reference,
     select_canonicals_needing_refresh,
-    select_nearest_canonicals,
     select_nearest_canonicals_many,
     select_searchable_types,
 )

@@ -112,35 +112,16 @@ async def insert_canonicals(conn: asyncpg.Connection, app_scope: str,
 NEAREST_CANDIDATES = 16
 
 
-async def select_nearest_canonicals(conn: asyncpg.Connection, app_scope: str, canonical_type: str,
-                                    embedding: np.ndarray, exclude_corpus_id: UUID) -> list[Nearest]:
-    """The ``NEAREST_CANDIDATES`` closest canonical centroids of the same app and type, closest first, minus
-    those with a member in ``exclude_corpus_id``.
+async def select_nearest_canonicals_many(conn: asyncpg.Connection, app_scope: str,
+                                         queries: Sequence[tuple[str, np.ndarray, UUID]]) -> list[list[Nearest]]:
+    """For each (type, embedding, excluded corpus) query, in order: the ``NEAREST_CANDIDATES`` closest canonical
+    centroids of the same app and type, closest first, minus those with a member in the excluded corpus.
 
     Inside one corpus the entity resolver already decided what is the same entity; the linker only merges
     across corpora by embedding. The membership check runs on the few nearest rows only (an anti-join over
     all canonicals degrades to canonicals x corpus aliases when statistics are stale, as in a rebuild).
+    Centroids not yet in the HNSW index (migration 019) are compared exactly and merged with the index's answer.
     """
-    [corpus_id] = require_corpus_filter([exclude_corpus_id])
-    rows = await conn.fetch(
-        """SELECT n.id, n.canonical_name_normalized, n.canonical_type, n.similarity
-           FROM (SELECT c.id, c.canonical_name_normalized, c.canonical_type,
-                        (1 - (c.primary_embedding <=> $3))::float8 AS similarity
-                 FROM kg_entity_canonical c
-                 WHERE c.app_scope = $1 AND c.canonical_type = $2 AND c.primary_embedding IS NOT NULL
-                 ORDER BY c.primary_embedding <=> $3
-                 LIMIT $5) n
-           WHERE NOT EXISTS (SELECT 1 FROM kg_entity_alias a WHERE a.canonical_id = n.id AND a.corpus_id = $4)
-           ORDER BY n.similarity DESC, n.id""",
-        app_scope, canonical_type, embedding, corpus_id, NEAREST_CANDIDATES,
-    )
-    return [Nearest(r["id"], r["similarity"], (r["canonical_name_normalized"], r["canonical_type"])) for r in rows]
-
-
-async def select_nearest_canonicals_many(conn: asyncpg.Connection, app_scope: str,
-                                         queries: Sequence[tuple[str, np.ndarray, UUID]]) -> list[list[Nearest]]:
-    """``select_nearest_canonicals`` for many (type, embedding, excluded corpus) queries in one statement:
-    one list per query, in order."""
     if not queries:
         return []
     corpora = require_corpus_filter({corpus_id for _, _, corpus_id in queries})
@@ -149,11 +130,23 @@ async def select_nearest_canonicals_many(conn: asyncpg.Connection, app_scope: st
            FROM unnest($2::text[], $3::vector[], $4::uuid[]) WITH ORDINALITY AS q(canonical_type, embedding,
                                                                                  corpus_id, ord)
            CROSS JOIN LATERAL (
-               SELECT c.id, c.canonical_name_normalized, c.canonical_type,
-                      (1 - (c.primary_embedding <=> q.embedding))::float8 AS similarity
-               FROM kg_entity_canonical c
-               WHERE c.app_scope = $1 AND c.canonical_type = q.canonical_type AND c.primary_embedding IS NOT NULL
-               ORDER BY c.primary_embedding <=> q.embedding
+               SELECT u.id, u.canonical_name_normalized, u.canonical_type, (1 - u.distance)::float8 AS similarity
+               FROM ((SELECT c.id, c.canonical_name_normalized, c.canonical_type,
+                             c.primary_embedding <=> q.embedding AS distance
+                      FROM kg_entity_canonical c
+                      WHERE c.app_scope = $1 AND c.canonical_type = q.canonical_type
+                        AND c.primary_embedding IS NOT NULL AND c.in_vector_index
+                      ORDER BY c.primary_embedding <=> q.embedding
+                      LIMIT $5)
+                     UNION ALL
+                     (SELECT c.id, c.canonical_name_normalized, c.canonical_type,
+                             c.primary_embedding <=> q.embedding AS distance
+                      FROM kg_entity_canonical c
+                      WHERE c.app_scope = $1 AND c.canonical_type = q.canonical_type
+                        AND c.primary_embedding IS NOT NULL AND NOT c.in_vector_index
+                      ORDER BY distance
+                      LIMIT $5)) u
+               ORDER BY u.distance
                LIMIT $5) n
            WHERE q.corpus_id = ANY($6)
              AND NOT EXISTS (SELECT 1 FROM kg_entity_alias a WHERE a.canonical_id = n.id AND a.corpus_id = q.corpus_id)
@@ -170,7 +163,7 @@ async def select_nearest_canonicals_many(conn: asyncpg.Connection, app_scope: st
 
 async def select_searchable_types(conn: asyncpg.Connection, app_scope: str, corpus_ids: Iterable[object],
                                   canonical_types: Sequence[str]) -> set[tuple[UUID, str]]:
-    """(corpus, type) pairs for which ``select_nearest_canonicals`` can find anything: the app has a canonical
+    """(corpus, type) pairs for which ``select_nearest_canonicals_many`` can find anything: the app has a canonical
     of that type with a centroid and no member in that corpus. For the others every nearest canonical would be
     filtered out (the first corpus of an app, or types only that corpus has), so the linker skips the search."""
     corpora = require_corpus_filter(corpus_ids)
