@@ -3,6 +3,7 @@ part exactly the collaborators it uses. Nothing below this module imports it; th
 use it as their entry point."""
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -56,10 +57,12 @@ class KnowledgeApp:
         self.graph = GraphBuilder(self.db, self.embedder, self.settings)
         self.canonical = CanonicalLayer(self.db, self.settings.linker, self.corpora.app_name,
                                         on_change=self.retrieval.on_graph_updated)
-        # order matters: cache clear + graph step (_after_ingest), then canonical linking of the new entities
+        # order matters: cache clear + the new entities (_after_ingest), then their communities and canonical
+        # links, which are independent of each other and run side by side
         self.pipeline = IngestPipeline(self.db, self.embedder,
                                        post_ingest=[IngestStage("graph", self._after_ingest),
-                                                    IngestStage("canonical links", self.canonical.after_ingest),
+                                                    IngestStage("communities and canonical links",
+                                                                self._communities_and_links),
                                                     IngestStage("caches", self._after_graph_update)],
                                        progress=self.progress, chunk_analyzer=self.graph.analyze_chunks,
                                        while_embedding=self._while_embedding)
@@ -95,7 +98,16 @@ class KnowledgeApp:
 
     async def _after_ingest(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
         self.query_cache.clear()
-        await self.graph.on_ingest(corpus, new_chunks)
+        await self.graph.add_pending(corpus, new_chunks)
+
+    async def _communities_and_links(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
+        # Leiden and the summaries are mostly Python, linking and the centroid index mostly PostgreSQL: side by
+        # side they take two cores. Both are awaited before a failure is raised, so neither is cut off midway.
+        results = await asyncio.gather(self.graph.refresh_communities(corpus),
+                                       self.canonical.after_ingest(corpus, new_chunks), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
 
     async def _while_embedding(self, corpus: Corpus, stored: list[NewChunk]) -> None:
         # the graph and canonical links of the chunks stored so far, while the model embeds the rest; the

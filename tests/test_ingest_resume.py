@@ -89,10 +89,11 @@ async def test_killed_during_the_community_rebuild_the_rerun_rebuilds_them(kapp,
     folder = _folder(tmp_path)
     summarizer = kapp.graph.summarizer
     kapp.graph.summarizer = KilledSummarizer(None)
-    with pytest.raises(IngestStageError, match="graph stage"):
+    with pytest.raises(IngestStageError, match="communities and canonical links stage"):
         await kapp.ingest_path(corpus, folder)
     status = await _status(kapp, corpus)
     assert status.awaiting_extraction == 0 and status.entities > 5
     assert status.communities_stale and status.last_graph_build is None
+    assert status.awaiting_linking == 0, "linking runs beside the communities and is not cut off by their failure"
     kapp.graph.summarizer = summarizer
     await _assert_finished(kapp, corpus, folder)

@@ -69,27 +69,40 @@ class GraphBuilder:
         self.resolver = resolver or EntityResolver(settings.resolver.match_threshold,
                                                    settings.resolver.possible_threshold)
 
-    async def on_ingest(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
-        """The post-ingest step: the new chunks (and any left over by an earlier failed build) join the graph."""
-        report = await self.update(corpus, new_chunks)
-        logger.info("graph %s: %d chunks, %d new entities, %d merged, %d relations, %d communities in %.1fs",
-                    corpus.name, report.chunks, report.entities_added, report.entities_merged,
-                    report.relations_written, report.communities, report.seconds)
-
-    async def update(self, corpus: Corpus, known_chunks: Sequence[NewChunk] = ()) -> GraphBuildReport:
+    async def add_pending(self, corpus: Corpus, new_chunks: Sequence[NewChunk] = ()) -> GraphBuildReport:
+        """The post-ingest step: the new chunks (and any left over by an earlier failed build) join the graph;
+        the communities follow with ``refresh_communities``."""
         started = time.perf_counter()
         report = GraphBuildReport(corpus=corpus.name)
         async with self.db.connection() as conn:
             pending = await gq.select_unextracted_chunk_ids(conn, corpus.id)
-        await self._add_chunks(corpus, pending, known_chunks, report)
-        if report.chunks or (not pending and await self._communities_stale(corpus)):
-            with graph_build_seconds.labels(stage="communities").time(), \
-                    ingest_stage_seconds.labels(stage="leiden").time():
-                async with self.db.transaction() as conn:
-                    await gq.lock_corpus_graph(conn, corpus.id)
-                    communities = await recompute_communities(conn, corpus.id, self.embedder, self.summarizer)
-                    await ingest_status.record_communities_built(conn, corpus.id)
+        await self._add_chunks(corpus, pending, new_chunks, report)
+        report.seconds = time.perf_counter() - started
+        logger.info("graph %s: %d chunks, %d new entities, %d merged, %d relations in %.1fs", corpus.name,
+                    report.chunks, report.entities_added, report.entities_merged, report.relations_written,
+                    report.seconds)
+        return report
+
+    async def refresh_communities(self, corpus: Corpus, report: GraphBuildReport | None = None) -> None:
+        """Recompute the corpus's communities if a chunk was extracted since they were built."""
+        if not await self._communities_stale(corpus):
+            return
+        with graph_build_seconds.labels(stage="communities").time(), \
+                ingest_stage_seconds.labels(stage="leiden").time():
+            async with self.db.transaction() as conn:
+                await gq.lock_corpus_graph(conn, corpus.id)
+                communities = await recompute_communities(conn, corpus.id, self.embedder, self.summarizer)
+                await ingest_status.record_communities_built(conn, corpus.id)
+        logger.info("graph %s: %d communities on %d levels", corpus.name, communities.communities,
+                    communities.levels)
+        if report is not None:
             report.communities, report.community_levels = communities.communities, communities.levels
+
+    async def update(self, corpus: Corpus) -> GraphBuildReport:
+        """The pending chunks join the graph, then the communities are refreshed."""
+        started = time.perf_counter()
+        report = await self.add_pending(corpus)
+        await self.refresh_communities(corpus, report)
         report.seconds = time.perf_counter() - started
         return report
 
