@@ -229,13 +229,14 @@ class IngestPipeline:
         inserted: list[NewChunk] = []
         refused = 0
         overlap = _StoredChunksOverlap(corpus, self.while_embedding)
-        # the model embeds the next batch while the database stores this one
+        # the model embeds the next batch while the database stores this one and the analyzer reads it
         upcoming = asyncio.ensure_future(self._embed(parts[0])) if parts else None
+        analysing: asyncio.Future | None = None
         with progress_bar(self.progress, len(rows), f"embedding {corpus.name}", "chunk", min_total=200) as bar:
             try:
                 for index in range(len(parts)):
                     assert upcoming is not None
-                    part, analyses = await upcoming
+                    part, analysing = await upcoming
                     upcoming = asyncio.ensure_future(self._embed(parts[index + 1])) if index + 1 < len(parts) else None
                     with ingest_stage_seconds.labels(stage="sql").time():
                         try:
@@ -243,38 +244,48 @@ class IngestPipeline:
                         except _DOCUMENT_REFUSALS:
                             stored = await self._insert_by_document(corpus, part, report)
                             refused += len(part) - len(stored)
+                    analyses = await analysing
                     stored = [replace(c, analysis=analyses.get(c.content)) for c in stored]
                     inserted.extend(stored)
                     if upcoming is not None:  # only while there is a next batch to embed
                         overlap.add(stored)
                     bar.update(len(part))
             except BaseException:
-                if upcoming is not None:
-                    upcoming.cancel()
+                for pending in (upcoming, analysing):
+                    if pending is not None:
+                        pending.cancel()
                 overlap.cancel()
                 raise
         await overlap.finish()
         logger.info("ingested %d new chunks into %s", len(inserted), corpus.name)
         return inserted, refused
 
-    async def _embed(self, rows: list[q.ChunkRow]) -> tuple[list[q.ChunkRow], dict[str, object]]:
-        """The rows with their embeddings, and the chunk analyzer's result by chunk text."""
-        vectors, analyses = await offload.bulk(self._embed_batch, [r.content for r in rows])
+    async def _embed(self, rows: list[q.ChunkRow]) -> tuple[list[q.ChunkRow], asyncio.Future]:
+        """The rows with their embeddings, and the chunk analyzer's result by chunk text (a future: the model goes
+        on to the next batch while the analyzer reads this one)."""
+        texts = [r.content for r in rows]
+        vectors, tokens = await offload.bulk(self._embed_batch, texts)
         ingest_embedded_texts_total.labels(stage="chunk_embedding").inc(len(rows))
+        analyses = asyncio.ensure_future(self._analyze(texts, tokens))
         return [replace(r, embedding=v) for r, v in zip(rows, vectors)], analyses
 
-    def _embed_batch(self, texts: list[str]) -> tuple[list[np.ndarray], dict[str, object]]:
-        if self.chunk_analyzer is None:
-            with ingest_stage_seconds.labels(stage="chunk_embedding").time():
-                return list(self.embedder.embed(texts)), {}
+    def _embed_batch(self, texts: list[str]) -> tuple[list[np.ndarray], list | None]:
+        """Sentence vectors, and the token vectors when there is a chunk analyzer to read them."""
         with ingest_stage_seconds.labels(stage="chunk_embedding").time():
+            if self.chunk_analyzer is None:
+                return list(self.embedder.embed(texts)), None
             tokens = self.embedder.embed_tokens(texts)  # type: ignore[attr-defined]
+        return [t.sentence for t in tokens], tokens
+
+    async def _analyze(self, texts: list[str], tokens: list | None) -> dict[str, object]:
+        if self.chunk_analyzer is None or tokens is None:
+            return {}
         try:
-            analyses = self.chunk_analyzer(texts, tokens)
+            analyses = await offload.bulk(self.chunk_analyzer, texts, tokens)
         except Exception:  # noqa: BLE001 - the chunks still land; the graph stage analyses them again and says why
             logger.warning("the chunk analyzer failed; the graph stage will analyse these chunks", exc_info=True)
-            return [t.sentence for t in tokens], {}
-        return [t.sentence for t in tokens], dict(zip(texts, analyses))
+            return {}
+        return dict(zip(texts, analyses))
 
     async def _insert(self, corpus: Corpus, rows: list[q.ChunkRow]) -> list[NewChunk]:
         async with self.db.transaction() as conn:
