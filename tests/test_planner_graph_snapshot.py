@@ -10,7 +10,7 @@ from knowledge.db.queries import planner as planner_queries
 from knowledge.ingest.documents import documents_from_texts
 from knowledge.retrieval.planner.graph_reads import GraphReads, read_limits
 from knowledge.retrieval.planner.graph_rows import chunk_entities, entity_chunks
-from knowledge.retrieval.planner.graph_snapshot import GraphSnapshots, size_bound
+from knowledge.retrieval.planner.graph_snapshot import GraphSnapshots, load_corpus_graph, size_bound
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from tests.test_planner_caches import OPS, QUESTION, RESEARCH, ZEPHYR
 
@@ -100,12 +100,17 @@ async def test_capacity_bounds_the_rows_held(demo_app):
     off = GraphSnapshots(kapp.db, limits, capacity=0)
     await off.load(ids)
     assert not any(off.ready(c) for c in ids) and off.covering(ids, limits) is None
-    # room for the largest corpus alone: each load evicts what it must, the rows held stay within capacity
-    tight = GraphSnapshots(kapp.db, limits, capacity=max(bounds))
-    for corpus_id in ids:
-        await tight.load([corpus_id])
-        assert tight.ready(corpus_id) and 0 < tight.rows <= tight.capacity
-    assert sum(tight.ready(c) for c in ids) < len(ids)
+    # room for the first corpus and less than any other beside it: the first is loaded, the others stay on SQL
+    first_rows = (await load_corpus_graph(kapp.db, ids[0], limits)).rows
+    assert 0 < first_rows <= bounds[0]
+    tight = GraphSnapshots(kapp.db, limits, capacity=max(bounds[0], first_rows + min(bounds[1:]) - 1))
+    await tight.load(ids)
+    assert [tight.ready(c) for c in ids] == [True] + [False] * (len(ids) - 1)
+    assert 0 < tight.rows <= tight.capacity and tight.covering(ids, limits) is None
+    assert tight.covering(ids[:1], limits) is not None
+    tight.clear()  # an ingest lets the others have their turn
+    await tight.load(ids[1:2])
+    assert tight.ready(ids[1]) and not tight.ready(ids[0])
     # a corpus whose size bound exceeds the capacity stays on SQL
     small = GraphSnapshots(kapp.db, limits, capacity=min(bounds) - 1)
     await small.load(ids)

@@ -11,14 +11,14 @@ served only when every corpus of a request's scope has one: a corpus outside the
 
 Loads run in the background, one corpus at a time with a transaction per batch (searches keep their pool
 connections and keep reading SQL meanwhile); ``clear`` (on ingest) drops every snapshot and discards the loads
-under way. The rows held are bounded by ``capacity``: least recently served snapshots make room, and a corpus
-larger than the whole capacity stays on SQL.
+under way. The rows held are bounded by ``capacity``: corpora are loaded as searches first ask for them until the
+next one would not fit; that one and the later ones stay on SQL until the next clear (no eviction: a scope wider
+than the capacity would otherwise reload its corpora over and over).
 """
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 from uuid import UUID
@@ -103,7 +103,7 @@ class GraphSnapshots:
         self.db = db
         self.limits = limits
         self.capacity = capacity
-        self._ready: OrderedDict[UUID, CorpusGraph] = OrderedDict()  # least recently served first
+        self._ready: dict[UUID, CorpusGraph] = {}
         self._rows: dict[UUID, int] = {}
         self._too_large: set[UUID] = set()
         self._queue: list[UUID] = []
@@ -127,11 +127,7 @@ class GraphSnapshots:
         if missing:
             self._request(missing)
             return None
-        graphs = []
-        for corpus_id in dict.fromkeys(scope):
-            self._ready.move_to_end(corpus_id)
-            graphs.append(self._ready[corpus_id])
-        return tuple(graphs)
+        return tuple(self._ready[c] for c in dict.fromkeys(scope))
 
     async def load(self, scope: Sequence[UUID]) -> None:
         """Queue the corpora of ``scope`` and wait until the queue is done (warm-up, tests)."""
@@ -179,22 +175,14 @@ class GraphSnapshots:
     async def _load_one(self, corpus_id: UUID, generation: int) -> None:
         async with self.db.scoped([corpus_id]) as conn:
             bound = size_bound(*await planner_queries.select_corpus_graph_size(conn, corpus_id))
-        if bound > self.capacity:
+        if self.rows + bound > self.capacity:
             self._too_large.add(corpus_id)
-            logger.info("corpus %s: graph snapshot of up to %d rows exceeds the capacity (%d): reads stay on SQL",
-                        corpus_id, bound, self.capacity)
+            logger.info("corpus %s: graph snapshot of up to %d rows does not fit the capacity (%d rows, %d held): "
+                        "its reads stay on SQL", corpus_id, bound, self.capacity, self.rows)
             return
-        self._make_room(bound)
         graph = await load_corpus_graph(self.db, corpus_id, self.limits)
         if generation != self._generation:  # an ingest cleared the snapshots while this one was read
             return
-        rows = graph.rows
-        self._make_room(rows)
         self._ready[corpus_id] = graph
-        self._rows[corpus_id] = rows
+        self._rows[corpus_id] = graph.rows
         self.loads += 1
-
-    def _make_room(self, rows: int) -> None:
-        while self._ready and self.rows + rows > self.capacity:
-            evicted, _ = self._ready.popitem(last=False)
-            self._rows.pop(evicted, None)
