@@ -6,11 +6,13 @@ from itertools import combinations
 import pytest
 
 from knowledge.db.database import Database
+from knowledge.db.queries import canonical as canonical_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.ingest.documents import documents_from_texts
 from knowledge.retrieval.planner.graph_reads import GraphReads, read_limits
 from knowledge.retrieval.planner.graph_rows import chunk_entities, entity_chunks
-from knowledge.retrieval.planner.graph_snapshot import GraphSnapshots, load_corpus_graph, size_bound
+from knowledge.retrieval.planner.graph_snapshot import load_corpus_graph, size_bound
+from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from tests.test_planner_caches import OPS, QUESTION, RESEARCH, ZEPHYR
 
@@ -51,7 +53,8 @@ async def test_snapshot_answers_are_the_queries_answers_under_every_scope(demo_a
     snapshots = GraphSnapshots(kapp.db, limits, capacity=1_000_000)
     reads = GraphReads(kapp.db, kapp.settings, NeighbourhoodCache(0), snapshots)
     await snapshots.load(ids)
-    assert all(snapshots.ready(c) for c in ids) and snapshots.rows > 0
+    assert all(snapshots.ready(c) for c in ids) and all(snapshots.ready(*p) for p in combinations(ids, 2))
+    assert snapshots.rows > 0
     for scope in _scopes(ids):
         assert snapshots.covering(scope, limits) is not None
         # every entity and chunk of the demo, also those of corpora outside the scope (they must get nothing)
@@ -67,6 +70,15 @@ async def test_snapshot_answers_are_the_queries_answers_under_every_scope(demo_a
         for r in neighbour_rows:
             expected[r[0]].append((r[1], r[2], r[3], r[4]))
         assert await reads.neighbours(entities, scope) == expected
+        async with kapp.db.scoped(scope) as conn:
+            bridge_rows = await canonical_queries.select_bridges_from_entities(conn, entities, scope)
+        bridges = {e: [] for e in entities}
+        for b in bridge_rows:
+            bridges[b.source_entity_id].append(b)
+        assert (snapshots.covering_bridges(scope) is not None) == (len(scope) > 1)
+        assert await reads.bridges(entities, scope) == bridges
+        assert {c for b in bridge_rows for c in (b.source_corpus_id, b.target_corpus_id)} <= set(scope)
+        assert bridge_rows or len(scope) == 1
         assert {r.corpus_id for r in seed_rows + chunk_rows} <= set(scope)
         assert {n[1] for found in expected.values() for n in found} <= set(scope)
         assert seed_rows and chunk_rows and any(expected.values())
@@ -100,11 +112,12 @@ async def test_capacity_bounds_the_rows_held(demo_app):
     off = GraphSnapshots(kapp.db, limits, capacity=0)
     await off.load(ids)
     assert not any(off.ready(c) for c in ids) and off.covering(ids, limits) is None
+    assert off.covering_bridges(ids) is None
     # room for the first corpus and less than any other beside it: the first is loaded, the others stay on SQL
     first_rows = (await load_corpus_graph(kapp.db, ids[0], limits)).rows
     assert 0 < first_rows <= bounds[0]
     tight = GraphSnapshots(kapp.db, limits, capacity=max(bounds[0], first_rows + min(bounds[1:]) - 1))
-    await tight.load(ids)
+    await tight.load(ids, bridges=False)
     assert [tight.ready(c) for c in ids] == [True] + [False] * (len(ids) - 1)
     assert 0 < tight.rows <= tight.capacity and tight.covering(ids, limits) is None
     assert tight.covering(ids[:1], limits) is not None
@@ -113,7 +126,7 @@ async def test_capacity_bounds_the_rows_held(demo_app):
     assert tight.ready(ids[1]) and not tight.ready(ids[0])
     # a corpus whose size bound exceeds the capacity stays on SQL
     small = GraphSnapshots(kapp.db, limits, capacity=min(bounds) - 1)
-    await small.load(ids)
+    await small.load(ids, bridges=False)
     assert not any(small.ready(c) for c in ids) and small.rows == 0
 
 
@@ -148,17 +161,19 @@ async def test_stages_use_the_snapshot_and_an_ingest_drops_it(kapp, monkeypatch)
     first = await search()  # read by SQL; queues both corpora for loading
     assert first.mode == "planner" and first.graph_expansion, first.fallback_reason
     await snapshots.load(both)
-    assert snapshots.ready(ops.id) and snapshots.ready(research.id)
+    assert snapshots.ready(ops.id) and snapshots.ready(research.id) and snapshots.ready(ops.id, research.id)
 
     calls: list[str] = []
-    for name in ("select_seed_chunk_entities", "select_entity_neighbours", "select_chunk_ids_for_entities"):
-        real = getattr(planner_queries, name)
+    for module, name in ((planner_queries, "select_seed_chunk_entities"), (planner_queries, "select_entity_neighbours"),
+                         (planner_queries, "select_chunk_ids_for_entities"),
+                         (canonical_queries, "select_bridges_from_entities")):
+        real = getattr(module, name)
 
         def spy(*args, _real=real, _name=name, **kwargs):
             calls.append(_name)
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(planner_queries, name, spy)
+        monkeypatch.setattr(module, name, spy)
     second = await search()
     assert calls == [] and [h.chunk_id for h in second.hits] == [h.chunk_id for h in first.hits]
     assert [t.stage for t in second.trace] == [t.stage for t in first.trace]
@@ -166,7 +181,7 @@ async def test_stages_use_the_snapshot_and_an_ingest_drops_it(kapp, monkeypatch)
     await kapp.ingest_documents(research, documents_from_texts(ZEPHYR))
     assert not snapshots.ready(ops.id) and not snapshots.ready(research.id) and snapshots.rows == 0
     after = await search()  # SQL again: the new Zephyr entity and its bridge are seen at once
-    assert set(calls) >= {"select_seed_chunk_entities", "select_entity_neighbours"}
+    assert set(calls) >= {"select_seed_chunk_entities", "select_entity_neighbours", "select_bridges_from_entities"}
     expanded = [h.source_uri for h in after.hits if h.evidence_type == "graph_expanded"]
     assert expanded == ["zephyr"], [(h.source_uri, h.evidence_type) for h in after.hits]
     await snapshots.load(both)

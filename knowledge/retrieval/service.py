@@ -28,7 +28,7 @@ from knowledge.pg_text import clean_text
 from knowledge.retrieval.legacy import corpora_by_id, legacy_search
 from knowledge.retrieval.planner import HybridPlanner, NeighbourhoodCache, PlanRequest, PlanState, StageFailed
 from knowledge.retrieval.planner.graph_reads import read_limits
-from knowledge.retrieval.planner.graph_snapshot import GraphSnapshots
+from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.planner.run_log import record_run
 from knowledge.retrieval.query_intent import QueryKind, classify_query, follows_entities
 from knowledge.retrieval.results import BridgePath, RetrievalResponse, SearchHit, StageTrace

@@ -1,9 +1,9 @@
 """Graph reads of the planner's stages: the entities of seed chunks, the chunks of entities, relation neighbours
 and canonical bridges.
 
-The per-corpus reads (all but bridges) are served from the corpus graph snapshots when every corpus of the scope
-has one (graph_snapshot.py); otherwise, and for bridges, they are read by the named queries, the neighbours and
-bridges through the neighbourhood cache. What SQL reads runs on the caller's connection or, without one, in a
+The per-corpus reads are served from the corpus graph snapshots when every corpus of the scope has one
+(graph_snapshot.py), the bridges when every pair of corpora of the scope has one (bridge_snapshot.py); otherwise
+they are read by the named queries, the neighbours and bridges through the neighbourhood cache. What SQL reads runs on the caller's connection or, without one, in a
 transaction scoped to ``scope`` opened only then.
 """
 from __future__ import annotations
@@ -21,8 +21,9 @@ from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.context import EntityBridge
 from knowledge.retrieval.planner.entity_graph import Neighbour
 from knowledge.retrieval.planner.graph_rows import ChunkEntity, EntityChunk, chunk_entities, entity_chunks
-from knowledge.retrieval.planner.graph_snapshot import CorpusGraph, GraphSnapshots, ReadLimits
+from knowledge.retrieval.planner.graph_snapshot import CorpusGraph, ReadLimits
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
+from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 
 T = TypeVar("T")
 
@@ -78,6 +79,16 @@ class GraphReads:
             c, entity_ids, scope, limit_per_entity)))
 
     async def bridges(self, entity_ids: Sequence[int], scope: Sequence[UUID]) -> dict[int, list[EntityBridge]]:
+        """canonical_queries.select_bridges_from_entities by source entity, each entity's by target entity."""
+        pairs = None if self.snapshots is None else self.snapshots.covering_bridges(scope)
+        if pairs is not None:
+            found: dict[int, list[EntityBridge]] = {}
+            for entity_id in dict.fromkeys(entity_ids):
+                lists = [p.by_source[entity_id] for p in pairs if entity_id in p.by_source]
+                found[entity_id] = (lists[0] if len(lists) == 1 else
+                                    sorted((b for bridges in lists for b in bridges), key=lambda b: b.target_entity_id))
+            return found
+
         async def load(reader: asyncpg.Connection, ids: list[int]) -> dict[int, list[EntityBridge]]:
             grouped: dict[int, list[EntityBridge]] = {}
             for bridge in await canonical_queries.select_bridges_from_entities(reader, ids, scope):

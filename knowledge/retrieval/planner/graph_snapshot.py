@@ -8,17 +8,11 @@ limits and the orderings apply entity by entity. So the named query answers an e
 same under every scope containing X, and with nothing under a scope without X. A snapshot runs those same
 queries for every entity and chunk of X, under ``db.scoped([X])`` (row-level security as for a search), and is
 served only when every corpus of a request's scope has one: a corpus outside the scope contributes nothing.
-
-Loads run in the background, one corpus at a time with a transaction per batch (searches keep their pool
-connections and keep reading SQL meanwhile); ``clear`` (on ingest) drops every snapshot and discards the loads
-under way. The rows held are bounded by ``capacity``: corpora are loaded as searches first ask for them until the
-next one would not fit; that one and the later ones stay on SQL until the next clear (no eviction: a scope wider
-than the capacity would otherwise reload its corpora over and over).
+Each batch of a load is its own short transaction, so searches keep their pool connections meanwhile;
+snapshot_store.py decides when to load and what to keep.
 """
 from __future__ import annotations
 
-import asyncio
-import logging
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 from uuid import UUID
@@ -28,8 +22,6 @@ from knowledge.db.queries import graph as graph_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.entity_graph import Neighbour
 from knowledge.retrieval.planner.graph_rows import ChunkEntity, EntityChunk
-
-logger = logging.getLogger(__name__)
 
 _BATCH = 2000  # ids per query of a load: each batch is its own short transaction
 
@@ -70,13 +62,13 @@ async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -
     async with db.scoped(scope) as conn:
         chunk_ids = await planner_queries.select_corpus_mentioned_chunk_ids(conn, corpus_id)
         entity_ids = await graph_queries.select_graph_entity_ids(conn, corpus_id)
-    for batch in _batches(chunk_ids):
+    for batch in batches(chunk_ids):
         async with db.scoped(scope) as conn:
             records = await planner_queries.select_seed_chunk_entities(conn, batch, scope)
         for r in records:
             name = names.setdefault(r[3], r[3])
             graph.chunk_entities.setdefault(r[0], []).append(ChunkEntity(r[0], r[1], corpus_id, name, r[4], r[5]))
-    for batch in _batches(entity_ids):
+    for batch in batches(entity_ids):
         async with db.scoped(scope) as conn:
             neighbours = await planner_queries.select_entity_neighbours(
                 conn, batch, scope, limits.neighbours_per_entity, limits.hub_degree)
@@ -89,100 +81,6 @@ async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -
     return graph
 
 
-def _batches(ids: Sequence[int]) -> Iterable[list[int]]:
+def batches(ids: Sequence[int]) -> Iterable[list[int]]:
     for start in range(0, len(ids), _BATCH):
         yield list(ids[start:start + _BATCH])
-
-
-class GraphSnapshots:
-    """The loaded corpus graphs, the queue of corpora to load, and the capacity in rows (0: never load)."""
-
-    def __init__(self, db: Database, limits: ReadLimits, capacity: int) -> None:
-        if capacity < 0:
-            raise ValueError(f"snapshot capacity must be >= 0, got {capacity}")
-        self.db = db
-        self.limits = limits
-        self.capacity = capacity
-        self._ready: dict[UUID, CorpusGraph] = {}
-        self._rows: dict[UUID, int] = {}
-        self._too_large: set[UUID] = set()
-        self._queue: list[UUID] = []
-        self._worker: asyncio.Task | None = None
-        self._generation = 0  # bumped by clear: a load begun before it is dropped
-        self.loads = 0
-
-    @property
-    def rows(self) -> int:
-        return sum(self._rows.values())
-
-    def ready(self, corpus_id: UUID) -> bool:
-        return corpus_id in self._ready
-
-    def covering(self, scope: Sequence[UUID], limits: ReadLimits) -> tuple[CorpusGraph, ...] | None:
-        """The snapshots of every corpus of ``scope``, or None (and the missing ones queued for loading) when one
-        is not loaded or the limits differ: the caller reads SQL then."""
-        if self.capacity == 0 or limits != self.limits or not scope:
-            return None
-        missing = [c for c in dict.fromkeys(scope) if c not in self._ready]
-        if missing:
-            self._request(missing)
-            return None
-        return tuple(self._ready[c] for c in dict.fromkeys(scope))
-
-    async def load(self, scope: Sequence[UUID]) -> None:
-        """Queue the corpora of ``scope`` and wait until the queue is done (warm-up, tests)."""
-        self._request(list(dict.fromkeys(scope)))
-        while (worker := self._worker) is not None and not worker.done():
-            await asyncio.wait({worker})  # returns, without raising, also when a clear cancels the worker
-
-    def clear(self) -> None:
-        self._generation += 1
-        self._ready.clear()
-        self._rows.clear()
-        self._too_large.clear()
-        self._queue.clear()
-        if self._worker is not None and not self._worker.done():
-            self._worker.cancel()
-        self._worker = None
-
-    async def close(self) -> None:
-        worker = self._worker
-        self.clear()
-        if worker is not None:
-            await asyncio.gather(worker, return_exceptions=True)
-
-    def _request(self, corpus_ids: list[UUID]) -> None:
-        wanted = [c for c in corpus_ids if c not in self._too_large and c not in self._queue]
-        if not wanted or self.capacity == 0:
-            return
-        self._queue.extend(wanted)
-        if self._worker is None or self._worker.done():
-            self._worker = asyncio.get_running_loop().create_task(self._drain(self._generation))
-
-    async def _drain(self, generation: int) -> None:
-        while self._queue and generation == self._generation:
-            corpus_id = self._queue[0]
-            try:
-                if corpus_id not in self._ready:
-                    await self._load_one(corpus_id, generation)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - searches keep reading SQL; the next search asks again
-                logger.warning("graph snapshot of corpus %s not loaded: %s: %s", corpus_id, type(exc).__name__, exc)
-            if generation == self._generation and self._queue and self._queue[0] == corpus_id:
-                self._queue.pop(0)
-
-    async def _load_one(self, corpus_id: UUID, generation: int) -> None:
-        async with self.db.scoped([corpus_id]) as conn:
-            bound = size_bound(*await planner_queries.select_corpus_graph_size(conn, corpus_id))
-        if self.rows + bound > self.capacity:
-            self._too_large.add(corpus_id)
-            logger.info("corpus %s: graph snapshot of up to %d rows does not fit the capacity (%d rows, %d held): "
-                        "its reads stay on SQL", corpus_id, bound, self.capacity, self.rows)
-            return
-        graph = await load_corpus_graph(self.db, corpus_id, self.limits)
-        if generation != self._generation:  # an ingest cleared the snapshots while this one was read
-            return
-        self._ready[corpus_id] = graph
-        self._rows[corpus_id] = graph.rows
-        self.loads += 1

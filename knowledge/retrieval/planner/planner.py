@@ -25,7 +25,7 @@ from knowledge.retrieval.planner.expansion import ExpansionStage
 from knowledge.retrieval.planner.fault_injection import FailingStage
 from knowledge.retrieval.planner.fusion import FusionStage
 from knowledge.retrieval.planner.graph_reads import GraphReads
-from knowledge.retrieval.planner.graph_snapshot import GraphSnapshots
+from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.planner.query_embedding import QueryEmbeddingStage
 from knowledge.retrieval.planner.rerank import RerankStage
