@@ -28,8 +28,8 @@ from knowledge.pg_text import clean_text
 from knowledge.retrieval.legacy import corpora_by_id, legacy_search
 from knowledge.retrieval.planner import HybridPlanner, NeighbourhoodCache, PlanRequest, PlanState, StageFailed
 from knowledge.retrieval.planner.graph_reads import read_limits
-from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.planner.run_log import record_run
+from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.query_intent import QueryKind, classify_query, follows_entities
 from knowledge.retrieval.results import BridgePath, RetrievalResponse, SearchHit, StageTrace
 from knowledge.retrieval.scope import Scope, effective_scope, parse_corpus_id
