@@ -40,7 +40,8 @@ async def test_the_graph_is_per_corpus_as_the_snapshot_assumes(demo_app):
             "JOIN knowledge k ON k.id = m.chunk_id WHERE m.corpus_id <> e.corpus_id OR k.corpus_id <> m.corpus_id")
         crossing_relations = await conn.fetchval(
             "SELECT count(*) FROM kg_relation r JOIN kg_entity s ON s.id = r.source_entity_id "
-            "JOIN kg_entity t ON t.id = r.target_entity_id WHERE s.corpus_id <> r.corpus_id OR t.corpus_id <> r.corpus_id")
+            "JOIN kg_entity t ON t.id = r.target_entity_id "
+            "WHERE s.corpus_id <> r.corpus_id OR t.corpus_id <> r.corpus_id")
         relations = await conn.fetchval("SELECT count(*) FROM kg_relation")
     assert relations > 0 and crossing_mentions == 0 and crossing_relations == 0
 
@@ -201,3 +202,21 @@ async def test_a_load_under_way_when_an_ingest_clears_is_dropped(demo_app):
     await snapshots.load([])
     assert not any(snapshots.ready(c) for c in ids)
     await snapshots.close()
+
+
+def test_bridges_of_several_pairs_are_ordered_by_target_entity():
+    from uuid import uuid4
+
+    from knowledge.retrieval.planner.context import EntityBridge
+    from knowledge.retrieval.planner.graph_reads import _by_target
+
+    x, y, z = uuid4(), uuid4(), uuid4()
+
+    def bridge(target: int, corpus) -> EntityBridge:
+        return EntityBridge(1, "Aurora", 5, x, target, corpus, "shared_entity", 1, 1.0)
+
+    to_y, to_z = [bridge(10, y), bridge(30, y)], [bridge(20, z), bridge(40, z)]  # interleaved entity ids
+    assert [b.target_entity_id for b in _by_target([to_y, to_z])] == [10, 20, 30, 40]
+    assert [b.target_entity_id for b in _by_target([to_z, [bridge(50, y)]])] == [20, 40, 50]
+    assert [b.target_entity_id for b in _by_target([[bridge(50, y)], to_z])] == [20, 40, 50]
+    assert _by_target([to_y]) is to_y and _by_target([]) == []

@@ -3,12 +3,13 @@ and canonical bridges.
 
 The per-corpus reads are served from the corpus graph snapshots when every corpus of the scope has one
 (graph_snapshot.py), the bridges when every pair of corpora of the scope has one (bridge_snapshot.py); otherwise
-they are read by the named queries, the neighbours and bridges through the neighbourhood cache. What SQL reads runs on the caller's connection or, without one, in a
-transaction scoped to ``scope`` opened only then.
+they are read by the named queries, the neighbours and bridges through the neighbourhood cache. What SQL reads
+runs on the caller's connection or, without one, in a transaction scoped to ``scope`` opened only then.
 """
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
+from itertools import chain
 from typing import AsyncIterator, Awaitable, Callable, Sequence, TypeVar
 from uuid import UUID
 
@@ -82,12 +83,8 @@ class GraphReads:
         """canonical_queries.select_bridges_from_entities by source entity, each entity's by target entity."""
         pairs = None if self.snapshots is None else self.snapshots.covering_bridges(scope)
         if pairs is not None:
-            found: dict[int, list[EntityBridge]] = {}
-            for entity_id in dict.fromkeys(entity_ids):
-                lists = [p.by_source[entity_id] for p in pairs if entity_id in p.by_source]
-                found[entity_id] = (lists[0] if len(lists) == 1 else
-                                    sorted((b for bridges in lists for b in bridges), key=lambda b: b.target_entity_id))
-            return found
+            return {e: _by_target([p.by_source[e] for p in pairs if e in p.by_source])
+                    for e in dict.fromkeys(entity_ids)}
 
         async def load(reader: asyncpg.Connection, ids: list[int]) -> dict[int, list[EntityBridge]]:
             grouped: dict[int, list[EntityBridge]] = {}
@@ -132,6 +129,16 @@ class GraphReads:
             return await self._sql(conn, scope, lambda reader: load(reader, ids))
 
         return await self.cache.get_or_load(kind, entity_ids, scope, variant, scoped_load)
+
+
+def _by_target(lists: list[list[EntityBridge]]) -> list[EntityBridge]:
+    """One entity's bridges of several corpus pairs, each list ordered by target entity, as one list so ordered."""
+    if len(lists) <= 1:
+        return lists[0] if lists else []
+    lists.sort(key=lambda bridges: bridges[0].target_entity_id)
+    if all(a[-1].target_entity_id < b[0].target_entity_id for a, b in zip(lists, lists[1:])):
+        return list(chain.from_iterable(lists))  # the usual case: each corpus's entity ids form one range
+    return sorted(chain.from_iterable(lists), key=lambda b: b.target_entity_id)
 
 
 def read_limits(settings: Settings) -> ReadLimits:
