@@ -181,8 +181,8 @@ async def test_stages_use_the_snapshot_and_an_ingest_drops_it(kapp, monkeypatch)
 
     await kapp.ingest_documents(research, documents_from_texts(ZEPHYR))
     assert not snapshots.ready(ops.id) and not snapshots.ready(research.id) and snapshots.rows == 0
-    after = await search()  # SQL again: the new Zephyr entity and its bridge are seen at once
-    assert set(calls) >= {"select_seed_chunk_entities", "select_entity_neighbours", "select_bridges_from_entities"}
+    after = await search()  # SQL again (later stages may find the reloaded snapshots): Zephyr is seen at once
+    assert "select_seed_chunk_entities" in calls
     expanded = [h.source_uri for h in after.hits if h.evidence_type == "graph_expanded"]
     assert expanded == ["zephyr"], [(h.source_uri, h.evidence_type) for h in after.hits]
     await snapshots.load(both)
