@@ -23,7 +23,7 @@ from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.entity_graph import Neighbour
 from knowledge.retrieval.planner.graph_rows import ChunkEntity, EntityChunk
 
-_BATCH = 2000  # ids per query of a load: each batch is its own short transaction
+_BATCH = 500  # ids per query of a load: each batch is its own short transaction, and holds the event loop briefly
 
 
 @dataclass(frozen=True)
