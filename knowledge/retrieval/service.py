@@ -39,12 +39,15 @@ logger = logging.getLogger(__name__)
 
 class UnifiedRetrievalService:
     def __init__(self, db: Database, query_cache: QueryEmbeddingCache, *, settings: Settings | None = None,
-                 planner: HybridPlanner | None = None) -> None:
+                 planner: HybridPlanner | None = None, graph_snapshots: GraphSnapshots | None = None) -> None:
+        """``graph_snapshots``: another service's, to share its loads (it serves only the read limits it was
+        built with, so a service with other limits reads SQL)."""
         self.db = db
         self.settings = settings or db.settings
         self.query_cache = query_cache
         self.neighbourhoods = NeighbourhoodCache(self.settings.planner.cache_size)
-        self.graph_snapshots = GraphSnapshots(db, read_limits(self.settings), self.settings.planner.graph_snapshot_rows)
+        self.graph_snapshots = graph_snapshots or GraphSnapshots(db, read_limits(self.settings),
+                                                                 self.settings.planner.graph_snapshot_rows)
         self.planner = planner or HybridPlanner.default(db, query_cache, self.neighbourhoods, self.settings,
                                                         self.graph_snapshots)
 
