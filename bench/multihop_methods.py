@@ -64,7 +64,10 @@ def ablated_planner(kapp: KnowledgeApp, ids: list, fetch: int, overrides: dict[s
                      key_of_hit: Callable[[object], str | None]) -> Method:
     settings = kapp.settings.model_copy(deep=True)
     settings.planner = settings.planner.model_copy(update=overrides)
-    service = UnifiedRetrievalService(kapp.db, kapp.query_cache, settings=settings)
+    # the app's graph snapshots are shared: one load per corpus instead of one per method (an ablation changing
+    # the limits they were read with reads SQL)
+    service = UnifiedRetrievalService(kapp.db, kapp.query_cache, settings=settings,
+                                      graph_snapshots=kapp.retrieval.graph_snapshots)
 
     async def search(question: str, vector: np.ndarray) -> list[str]:
         return unique_keys((await service.search(question, ids, ids, limit=fetch)).hits, key_of_hit)

@@ -88,6 +88,7 @@ class KnowledgeApp:
         return app
 
     async def close(self) -> None:
+        await self.retrieval.close()
         await self.db.close()
 
     async def __aenter__(self) -> "KnowledgeApp":

@@ -20,6 +20,9 @@ QUESTION = "Who built the system that Project Nimbus relies on?"
 
 
 async def test_ingest_invalidates_both_caches_and_the_new_bridge_is_found(kapp):
+    # the neighbourhood cache serves the SQL path; graph snapshots (tests/test_planner_graph_snapshot.py), loaded
+    # in the background, would serve these searches instead once loaded
+    kapp.retrieval.graph_snapshots.capacity = 0
     ops = await kapp.corpora.create("ops", "Ops Notes")
     research = await kapp.corpora.create("research", "Research")
     await kapp.ingest_documents(ops, documents_from_texts(OPS))

@@ -27,7 +27,9 @@ from knowledge.metrics import (cross_corpus_expansion_total, cross_corpus_path_l
 from knowledge.pg_text import clean_text
 from knowledge.retrieval.legacy import corpora_by_id, legacy_search
 from knowledge.retrieval.planner import HybridPlanner, NeighbourhoodCache, PlanRequest, PlanState, StageFailed
+from knowledge.retrieval.planner.graph_reads import read_limits
 from knowledge.retrieval.planner.run_log import record_run
+from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.query_intent import QueryKind, classify_query, follows_entities
 from knowledge.retrieval.results import BridgePath, RetrievalResponse, SearchHit, StageTrace
 from knowledge.retrieval.scope import Scope, effective_scope, parse_corpus_id
@@ -37,18 +39,29 @@ logger = logging.getLogger(__name__)
 
 class UnifiedRetrievalService:
     def __init__(self, db: Database, query_cache: QueryEmbeddingCache, *, settings: Settings | None = None,
-                 planner: HybridPlanner | None = None) -> None:
+                 planner: HybridPlanner | None = None, graph_snapshots: GraphSnapshots | None = None) -> None:
+        """``graph_snapshots``: another service's, to share its loads (it serves only the read limits it was
+        built with, so a service with other limits reads SQL)."""
         self.db = db
         self.settings = settings or db.settings
         self.query_cache = query_cache
         self.neighbourhoods = NeighbourhoodCache(self.settings.planner.cache_size)
-        self.planner = planner or HybridPlanner.default(db, query_cache, self.neighbourhoods, self.settings)
+        self.graph_snapshots = graph_snapshots or GraphSnapshots(db, read_limits(self.settings),
+                                                                 self.settings.planner.graph_snapshot_rows)
+        self.planner = planner or HybridPlanner.default(db, query_cache, self.neighbourhoods, self.settings,
+                                                        self.graph_snapshots)
+
+    async def close(self) -> None:
+        """Stop a graph snapshot load under way (before the database closes)."""
+        await self.graph_snapshots.close()
 
     async def on_graph_updated(self) -> None:
         """After an ingest has changed chunks, the corpus graph and canonical bridges: drop cached
-        neighbourhoods and refresh the statistics the planner's queries are planned with (until autovacuum
-        gets to a freshly loaded bridge table, a bridge lookup can take seconds instead of milliseconds)."""
+        neighbourhoods and corpus graph snapshots, and refresh the statistics the planner's queries are planned
+        with (until autovacuum gets to a freshly loaded bridge table, a bridge lookup can take seconds instead of
+        milliseconds)."""
         self.neighbourhoods.clear()
+        self.graph_snapshots.clear()
         try:
             async with self.db.connection() as conn:
                 for table in await planner_queries.select_tables_needing_analyze(conn):

@@ -79,6 +79,23 @@ async def select_chunk_ids_for_entities(conn: asyncpg.Connection, entity_ids: Se
     )
 
 
+async def select_corpus_mentioned_chunk_ids(conn: asyncpg.Connection, corpus_id: UUID) -> list[int]:
+    """Every chunk of the corpus some entity mention points at (what the planner's graph snapshot loads the seed
+    chunk entities of)."""
+    rows = await conn.fetch("SELECT DISTINCT chunk_id FROM kg_entity_mention WHERE corpus_id = $1 ORDER BY chunk_id",
+                            corpus_id)
+    return [r[0] for r in rows]
+
+
+async def select_corpus_graph_size(conn: asyncpg.Connection, corpus_id: UUID) -> tuple[int, int]:
+    """(mentions, relations) of the corpus: bounds the rows of its graph snapshot before it is read."""
+    row = await conn.fetchrow(
+        """SELECT (SELECT count(*) FROM kg_entity_mention WHERE corpus_id = $1) AS mentions,
+                  (SELECT count(*) FROM kg_relation WHERE corpus_id = $1) AS relations""",
+        corpus_id)
+    return int(row["mentions"]), int(row["relations"])
+
+
 async def select_entity_hops(conn: asyncpg.Connection, chunk_ids: Sequence[int], corpus_ids: Sequence[UUID],
                              max_mentions: int, max_chunks: int, embedding=None) -> list[asyncpg.Record]:
     """Chunks sharing a specific entity with the given chunks: the same local entity, or through the canonical

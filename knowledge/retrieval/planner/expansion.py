@@ -13,10 +13,10 @@ from uuid import UUID
 
 from config import Settings
 from knowledge.db.database import Database
-from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.context import ExpandedChunk, PlanState
 from knowledge.retrieval.planner.entity_graph import EntityGraph, Neighbour, build_entity_graph
 from knowledge.retrieval.planner.graph_reads import GraphReads
+from knowledge.retrieval.planner.graph_rows import EntityChunk
 from knowledge.retrieval.planner.paths import Origin, bridge_origins
 from knowledge.retrieval.planner.walk import Walk, walk_from_seeds
 from knowledge.retrieval.results import BridgePath
@@ -42,7 +42,7 @@ class ExpansionStage:
                     "ppr_damping": planner.ppr_damping, "entities": 0, "added_per_hop": [], "relation_edges": 0,
                     "bridge_edges": 0, "top_entities": [], "candidates": 0, "skipped": "no bridges"}
 
-        async with self.db.scoped(scope) as conn:
+        async with self.reads.transaction(scope) as conn:  # None: the corpus graph snapshots serve every read
             async def fetch(entity_ids: list[int]) -> Mapping[int, list[Neighbour]]:
                 return await self.reads.neighbours(entity_ids, scope, conn)
 
@@ -52,22 +52,21 @@ class ExpansionStage:
             masses = {e: walk.mass(e) for e in graph.nodes}
             top_entities = [e for e in sorted(masses, key=lambda e: (-masses[e], e)) if masses[e] > 0]
             top_entities = top_entities[:planner.graph_neighbors_per_hop]
-            chunk_rows = await planner_queries.select_chunk_ids_for_entities(conn, top_entities, scope,
-                                                                             planner.per_corpus_limit)
-        wanted = {r["entity_id"] for r in chunk_rows} | set(state.seed_entities)  # the entities _rank_chunks asks about
+            chunk_rows = await self.reads.chunk_ids_for_entities(top_entities, scope, planner.per_corpus_limit, conn)
+        wanted = {r.entity_id for r in chunk_rows} | set(state.seed_entities)  # the entities _rank_chunks asks about
         origins = bridge_origins(graph, state.seed_entities, planner.graph_max_depth, wanted)
         state.expansion = self._rank_chunks(state, walk, origins, chunk_rows)[:planner.pool_cap]
         return self._detail(state, graph, masses, top_entities)
 
     def _rank_chunks(self, state: PlanState, walk: Walk, origins: Mapping[int, Origin],
-                     chunk_rows: list) -> list[ExpandedChunk]:
+                     chunk_rows: list[EntityChunk]) -> list[ExpandedChunk]:
         allowed = set(state.request.expansion_scope)
         chunk_entities: dict[int, set[int]] = {}
         chunk_corpus: dict[int, UUID] = {}
         for row in chunk_rows:
-            if row["corpus_id"] in allowed and row["entity_id"] in walk.groups:
-                chunk_entities.setdefault(row["id"], set()).add(row["entity_id"])
-                chunk_corpus[row["id"]] = row["corpus_id"]
+            if row.corpus_id in allowed and row.entity_id in walk.groups:
+                chunk_entities.setdefault(row.chunk_id, set()).add(row.entity_id)
+                chunk_corpus[row.chunk_id] = row.corpus_id
         for entity in state.seed_entities.values():
             for chunk_id in entity.chunk_ids:
                 chunk_entities.setdefault(chunk_id, set()).add(entity.entity_id)

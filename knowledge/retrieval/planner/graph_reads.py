@@ -1,9 +1,16 @@
-"""Per-entity graph reads of the cross-corpus stages: canonical bridges and relation neighbours, through the
-neighbourhood cache. What the cache lacks is read on the caller's connection or, without one, in a transaction
-scoped to ``scope`` opened only then."""
+"""Graph reads of the planner's stages: the entities of seed chunks, the chunks of entities, relation neighbours
+and canonical bridges.
+
+The per-corpus reads are served from the corpus graph snapshots when every corpus of the scope has one
+(graph_snapshot.py), the bridges when every pair of corpora of the scope has one (bridge_snapshot.py); otherwise
+they are read by the named queries, the neighbours and bridges through the neighbourhood cache. What SQL reads
+runs on the caller's connection or, without one, in a transaction scoped to ``scope`` opened only then.
+"""
 from __future__ import annotations
 
-from typing import Awaitable, Callable, Sequence, TypeVar
+from contextlib import asynccontextmanager
+from itertools import chain
+from typing import AsyncIterator, Awaitable, Callable, Sequence, TypeVar
 from uuid import UUID
 
 import asyncpg
@@ -14,18 +21,71 @@ from knowledge.db.queries import canonical as canonical_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.context import EntityBridge
 from knowledge.retrieval.planner.entity_graph import Neighbour
+from knowledge.retrieval.planner.graph_rows import ChunkEntity, EntityChunk, chunk_entities, entity_chunks
+from knowledge.retrieval.planner.graph_snapshot import CorpusGraph, ReadLimits
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
+from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 
 T = TypeVar("T")
 
 
 class GraphReads:
-    def __init__(self, db: Database, settings: Settings, cache: NeighbourhoodCache) -> None:
+    def __init__(self, db: Database, settings: Settings, cache: NeighbourhoodCache,
+                 snapshots: GraphSnapshots | None = None) -> None:
         self.db = db
         self.settings = settings
         self.cache = cache
+        self.snapshots = snapshots
+
+    @property
+    def limits(self) -> ReadLimits:
+        return read_limits(self.settings)
+
+    def _snapshot(self, scope: Sequence[UUID]) -> tuple[CorpusGraph, ...] | None:
+        return None if self.snapshots is None else self.snapshots.covering(scope, self.limits)
+
+    @asynccontextmanager
+    async def transaction(self, scope: Sequence[UUID]) -> AsyncIterator[asyncpg.Connection | None]:
+        """A transaction scoped to ``scope`` for the reads of a stage, or None when the snapshots serve them."""
+        if self._snapshot(scope) is not None:
+            yield None
+            return
+        async with self.db.scoped(scope) as conn:
+            yield conn
+
+    async def seed_chunk_entities(self, chunk_ids: Sequence[int], scope: Sequence[UUID],
+                                  conn: asyncpg.Connection | None = None) -> list[ChunkEntity]:
+        """planner_queries.select_seed_chunk_entities: one row per (chunk, entity), by chunk id then entity id."""
+        graphs = self._snapshot(scope)
+        if graphs is not None:
+            rows: list[ChunkEntity] = []
+            for chunk_id in sorted(set(chunk_ids)):
+                for graph in graphs:
+                    rows.extend(graph.chunk_entities.get(chunk_id, ()))
+            return rows
+        return chunk_entities(await self._sql(conn, scope, lambda c: planner_queries.select_seed_chunk_entities(
+            c, chunk_ids, scope)))
+
+    async def chunk_ids_for_entities(self, entity_ids: Sequence[int], scope: Sequence[UUID], limit_per_entity: int,
+                                     conn: asyncpg.Connection | None = None) -> list[EntityChunk]:
+        """planner_queries.select_chunk_ids_for_entities: by entity id, most mentions first."""
+        graphs = self._snapshot(scope)
+        if graphs is not None and limit_per_entity == self.limits.chunks_per_entity:
+            rows: list[EntityChunk] = []
+            for entity_id in sorted(entity_ids):
+                for graph in graphs:
+                    rows.extend(graph.entity_chunks.get(entity_id, ()))
+            return rows
+        return entity_chunks(await self._sql(conn, scope, lambda c: planner_queries.select_chunk_ids_for_entities(
+            c, entity_ids, scope, limit_per_entity)))
 
     async def bridges(self, entity_ids: Sequence[int], scope: Sequence[UUID]) -> dict[int, list[EntityBridge]]:
+        """canonical_queries.select_bridges_from_entities by source entity, each entity's by target entity."""
+        pairs = None if self.snapshots is None else self.snapshots.covering_bridges(scope)
+        if pairs is not None:
+            return {e: _by_target([p.by_source[e] for p in pairs if e in p.by_source])
+                    for e in dict.fromkeys(entity_ids)}
+
         async def load(reader: asyncpg.Connection, ids: list[int]) -> dict[int, list[EntityBridge]]:
             grouped: dict[int, list[EntityBridge]] = {}
             for bridge in await canonical_queries.select_bridges_from_entities(reader, ids, scope):
@@ -36,25 +96,52 @@ class GraphReads:
 
     async def neighbours(self, entity_ids: Sequence[int], scope: Sequence[UUID],
                          conn: asyncpg.Connection | None = None) -> dict[int, list[Neighbour]]:
-        per_hop = self.settings.planner.graph_neighbors_per_hop
-        hub_degree = self.settings.linker.canonical_hub_degree_threshold
+        limits = self.limits
+        graphs = self._snapshot(scope)
+        if graphs is not None:
+            found: dict[int, list[Neighbour]] = {}
+            for entity_id in entity_ids:
+                found[entity_id] = next((g.neighbours[entity_id] for g in graphs if entity_id in g.neighbours), [])
+            return found
 
         async def load(reader: asyncpg.Connection, ids: list[int]) -> dict[int, list[Neighbour]]:
             grouped: dict[int, list[Neighbour]] = {}
             # rows are read by position: unpacking an asyncpg Record is several times slower
-            for r in await planner_queries.select_entity_neighbours(reader, ids, scope, per_hop, hub_degree):
+            for r in await planner_queries.select_entity_neighbours(reader, ids, scope, limits.neighbours_per_entity,
+                                                                    limits.hub_degree):
                 grouped.setdefault(r[0], []).append(Neighbour(r[1], r[2], r[3], r[4]))
             return grouped
 
-        return await self._cached("neighbours", entity_ids, scope, (per_hop, hub_degree), load, conn)
+        return await self._cached("neighbours", entity_ids, scope, (limits.neighbours_per_entity, limits.hub_degree),
+                                  load, conn)
+
+    async def _sql(self, conn: asyncpg.Connection | None, scope: Sequence[UUID],
+                   read: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
+        if conn is not None:
+            return await read(conn)
+        async with self.db.scoped(scope) as scoped:
+            return await read(scoped)
 
     async def _cached(self, kind: str, entity_ids: Sequence[int], scope: Sequence[UUID], variant: object,
                       load: Callable[[asyncpg.Connection, list[int]], Awaitable[dict[int, list[T]]]],
                       conn: asyncpg.Connection | None = None) -> dict[int, list[T]]:
         async def scoped_load(ids: list[int]) -> dict[int, list[T]]:
-            if conn is not None:
-                return await load(conn, ids)
-            async with self.db.scoped(scope) as scoped:
-                return await load(scoped, ids)
+            return await self._sql(conn, scope, lambda reader: load(reader, ids))
 
         return await self.cache.get_or_load(kind, entity_ids, scope, variant, scoped_load)
+
+
+def _by_target(lists: list[list[EntityBridge]]) -> list[EntityBridge]:
+    """One entity's bridges of several corpus pairs, each list ordered by target entity, as one list so ordered."""
+    if len(lists) <= 1:
+        return lists[0] if lists else []
+    lists.sort(key=lambda bridges: bridges[0].target_entity_id)
+    if all(a[-1].target_entity_id < b[0].target_entity_id for a, b in zip(lists, lists[1:])):
+        return list(chain.from_iterable(lists))  # the usual case: each corpus's entity ids form one range
+    return sorted(chain.from_iterable(lists), key=lambda b: b.target_entity_id)
+
+
+def read_limits(settings: Settings) -> ReadLimits:
+    return ReadLimits(neighbours_per_entity=settings.planner.graph_neighbors_per_hop,
+                      hub_degree=settings.linker.canonical_hub_degree_threshold,
+                      chunks_per_entity=settings.planner.per_corpus_limit)

@@ -25,6 +25,7 @@ from knowledge.retrieval.planner.expansion import ExpansionStage
 from knowledge.retrieval.planner.fault_injection import FailingStage
 from knowledge.retrieval.planner.fusion import FusionStage
 from knowledge.retrieval.planner.graph_reads import GraphReads
+from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.planner.query_embedding import QueryEmbeddingStage
 from knowledge.retrieval.planner.rerank import RerankStage
@@ -45,12 +46,12 @@ class HybridPlanner:
 
     @classmethod
     def default(cls, db: Database, query_cache: QueryEmbeddingCache, neighbourhoods: NeighbourhoodCache,
-                settings: Settings | None = None) -> "HybridPlanner":
+                settings: Settings | None = None, snapshots: GraphSnapshots | None = None) -> "HybridPlanner":
         settings = settings or db.settings
-        reads = GraphReads(db, settings, neighbourhoods)
+        reads = GraphReads(db, settings, neighbourhoods, snapshots)
         planner = cls(QueryEmbeddingStage(query_cache), (
             SeedStage(db, settings.planner),
-            SeedEntityStage(db, settings),
+            SeedEntityStage(db, settings, reads),
             BridgeStage(settings.planner, reads),
             ExpansionStage(db, settings, reads),
             EntityHopStage(db, settings.planner),

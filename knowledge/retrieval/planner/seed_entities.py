@@ -7,6 +7,7 @@ from config import Settings
 from knowledge.db.database import Database
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.context import PlanState, SeedEntity
+from knowledge.retrieval.planner.graph_reads import GraphReads
 from knowledge.retrieval.planner.personalization import FACT_SEEDS, QueryNames, add_fact_weights, mention_weight
 
 _TRACE_TOP = 5
@@ -16,9 +17,10 @@ class SeedEntityStage:
     name = "seed_entities"
     graph_only = True
 
-    def __init__(self, db: Database, settings: Settings) -> None:
+    def __init__(self, db: Database, settings: Settings, reads: GraphReads) -> None:
         self.db = db
         self.settings = settings
+        self.reads = reads
 
     async def run(self, state: PlanState) -> dict[str, Any]:
         hub_degree = self.settings.linker.canonical_hub_degree_threshold
@@ -28,23 +30,23 @@ class SeedEntityStage:
         primary = state.primary_chunk_ids()
         query_names = QueryNames(state.request.query)
         async with self.db.scoped(effective) as conn:
-            rows = await planner_queries.select_seed_chunk_entities(conn, list(seed_by_chunk), effective)
+            rows = await self.reads.seed_chunk_entities(list(seed_by_chunk), effective, conn)
             entities: dict[int, SeedEntity] = {}
             hubs: set[int] = set()
             for row in rows:
-                seed = seed_by_chunk.get(row["chunk_id"])
-                if row["degree"] > hub_degree:  # stopword-like hubs carry no signal and would flood the expansion
-                    hubs.add(row["entity_id"])
+                seed = seed_by_chunk.get(row.chunk_id)
+                if row.degree > hub_degree:  # stopword-like hubs carry no signal and would flood the expansion
+                    hubs.add(row.entity_id)
                     continue
-                if seed is None or row["corpus_id"] != seed.corpus_id:
+                if seed is None or row.corpus_id != seed.corpus_id:
                     continue
-                entity = entities.setdefault(row["entity_id"], SeedEntity(
-                    entity_id=row["entity_id"], corpus_id=row["corpus_id"], name=row["canonical_name"], weight=0.0,
+                entity = entities.setdefault(row.entity_id, SeedEntity(
+                    entity_id=row.entity_id, corpus_id=row.corpus_id, name=row.canonical_name, weight=0.0,
                     primary=False))
                 entity.chunk_ids.add(seed.chunk_id)
                 if seed.chunk_id in primary:  # deeper seeds are graph nodes; the walk restarts at the best ones
                     entity.primary = True
-                    entity.weight += mention_weight(query_names.names(entity.name), row["mention_count"], seed.rank)
+                    entity.weight += mention_weight(query_names.names(entity.name), row.mention_count, seed.rank)
             primary_entities = [e.entity_id for e in entities.values() if e.primary]
             facts = await planner_queries.select_relation_facts(
                 conn, primary_entities, effective, state.request.query, FACT_SEEDS) if primary_entities else []

@@ -1,0 +1,86 @@
+"""Per-corpus, in-memory snapshots of the planner's graph reads: the entities of each chunk, the relation
+neighbours of each entity and the chunks mentioning each entity, so that once a corpus is loaded these reads are
+dict lookups instead of SQL round trips.
+
+Each of these reads is per corpus: a mention, a relation and the entities at both ends lie in one corpus (the
+graph builder writes them so, tests/test_planner_graph_snapshot.py checks it), and the hub filter, the per-entity
+limits and the orderings apply entity by entity. So the named query answers an entity or chunk of corpus X the
+same under every scope containing X, and with nothing under a scope without X. A snapshot runs those same
+queries for every entity and chunk of X, under ``db.scoped([X])`` (row-level security as for a search), and is
+served only when every corpus of a request's scope has one: a corpus outside the scope contributes nothing.
+Each batch of a load is its own short transaction, so searches keep their pool connections meanwhile;
+snapshot_store.py decides when to load and what to keep.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+from uuid import UUID
+
+from knowledge.db.database import Database
+from knowledge.db.queries import graph as graph_queries
+from knowledge.db.queries import planner as planner_queries
+from knowledge.retrieval.planner.entity_graph import Neighbour
+from knowledge.retrieval.planner.graph_rows import ChunkEntity, EntityChunk
+
+_BATCH = 500  # ids per query of a load: each batch is its own short transaction, and holds the event loop briefly
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """The settings the snapshot's reads depend on; a read asked with other limits goes to SQL."""
+    neighbours_per_entity: int
+    hub_degree: int
+    chunks_per_entity: int
+
+
+@dataclass
+class CorpusGraph:
+    corpus_id: UUID
+    limits: ReadLimits
+    chunk_entities: dict[int, list[ChunkEntity]] = field(default_factory=dict)
+    neighbours: dict[int, list[Neighbour]] = field(default_factory=dict)
+    entity_chunks: dict[int, list[EntityChunk]] = field(default_factory=dict)
+
+    @property
+    def rows(self) -> int:
+        return sum(len(v) for d in (self.chunk_entities, self.neighbours, self.entity_chunks) for v in d.values())
+
+
+def size_bound(mentions: int, relations: int) -> int:
+    """Most rows a corpus snapshot can hold: a row per (chunk, entity) and per (entity, chunk), both at most one
+    per mention, and a neighbour row per end of a relation."""
+    return 2 * mentions + 2 * relations
+
+
+async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -> CorpusGraph:
+    """Every chunk's entities, every entity's neighbours and chunks of one corpus, by the planner's named
+    queries scoped to that corpus alone."""
+    graph = CorpusGraph(corpus_id, limits)
+    names: dict[str, str] = {}  # one string per name: a name recurs in every neighbourhood it belongs to
+    scope = [corpus_id]
+    async with db.scoped(scope) as conn:
+        chunk_ids = await planner_queries.select_corpus_mentioned_chunk_ids(conn, corpus_id)
+        entity_ids = await graph_queries.select_graph_entity_ids(conn, corpus_id)
+    for batch in batches(chunk_ids):
+        async with db.scoped(scope) as conn:
+            records = await planner_queries.select_seed_chunk_entities(conn, batch, scope)
+        for r in records:
+            name = names.setdefault(r[3], r[3])
+            graph.chunk_entities.setdefault(r[0], []).append(ChunkEntity(r[0], r[1], corpus_id, name, r[4], r[5]))
+    for batch in batches(entity_ids):
+        async with db.scoped(scope) as conn:
+            neighbours = await planner_queries.select_entity_neighbours(
+                conn, batch, scope, limits.neighbours_per_entity, limits.hub_degree)
+            chunks = await planner_queries.select_chunk_ids_for_entities(conn, batch, scope, limits.chunks_per_entity)
+        for r in neighbours:
+            name = names.setdefault(r[3], r[3])
+            graph.neighbours.setdefault(r[0], []).append(Neighbour(r[1], corpus_id, name, r[4]))
+        for r in chunks:
+            graph.entity_chunks.setdefault(r[0], []).append(EntityChunk(r[0], r[1], corpus_id))
+    return graph
+
+
+def batches(ids: Sequence[int]) -> Iterable[list[int]]:
+    for start in range(0, len(ids), _BATCH):
+        yield list(ids[start:start + _BATCH])

@@ -1,0 +1,222 @@
+"""Corpus graph snapshots (knowledge/retrieval/planner/graph_snapshot.py) answer the planner's per-corpus graph
+reads exactly as the named queries do under every scope, give a scope nothing of a corpus outside it, are
+dropped by an ingest, and spare the stages their SQL once loaded."""
+from itertools import combinations
+
+import pytest
+
+from knowledge.db.database import Database
+from knowledge.db.queries import canonical as canonical_queries
+from knowledge.db.queries import planner as planner_queries
+from knowledge.ingest.documents import documents_from_texts
+from knowledge.retrieval.planner.graph_reads import GraphReads, read_limits
+from knowledge.retrieval.planner.graph_rows import chunk_entities, entity_chunks
+from knowledge.retrieval.planner.graph_snapshot import load_corpus_graph, size_bound
+from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
+from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
+from tests.test_planner_caches import OPS, QUESTION, RESEARCH, ZEPHYR
+
+
+async def _graph_ids(kapp, corpus_ids) -> tuple[list[int], list[int]]:
+    """Every entity and every mentioned chunk of the corpora, read as the owner."""
+    async with kapp.db.connection() as conn:
+        entities = [r[0] for r in await conn.fetch(
+            "SELECT id FROM kg_entity WHERE corpus_id = ANY($1::uuid[]) ORDER BY id", list(corpus_ids))]
+        chunks = [r[0] for r in await conn.fetch(
+            "SELECT DISTINCT chunk_id FROM kg_entity_mention WHERE corpus_id = ANY($1::uuid[]) ORDER BY chunk_id",
+            list(corpus_ids))]
+    return entities, chunks
+
+
+def _scopes(ids):
+    return [list(s) for n in range(1, len(ids) + 1) for s in combinations(ids, n)]
+
+
+async def test_the_graph_is_per_corpus_as_the_snapshot_assumes(demo_app):
+    kapp, _ = demo_app
+    async with kapp.db.connection() as conn:
+        crossing_mentions = await conn.fetchval(
+            "SELECT count(*) FROM kg_entity_mention m JOIN kg_entity e ON e.id = m.entity_id "
+            "JOIN knowledge k ON k.id = m.chunk_id WHERE m.corpus_id <> e.corpus_id OR k.corpus_id <> m.corpus_id")
+        crossing_relations = await conn.fetchval(
+            "SELECT count(*) FROM kg_relation r JOIN kg_entity s ON s.id = r.source_entity_id "
+            "JOIN kg_entity t ON t.id = r.target_entity_id "
+            "WHERE s.corpus_id <> r.corpus_id OR t.corpus_id <> r.corpus_id")
+        relations = await conn.fetchval("SELECT count(*) FROM kg_relation")
+    assert relations > 0 and crossing_mentions == 0 and crossing_relations == 0
+
+
+async def test_snapshot_answers_are_the_queries_answers_under_every_scope(demo_app):
+    kapp, corpora = demo_app
+    ids = [c.id for c in corpora.values()]
+    entities, chunks = await _graph_ids(kapp, ids)
+    limits = read_limits(kapp.settings)
+    snapshots = GraphSnapshots(kapp.db, limits, capacity=1_000_000)
+    reads = GraphReads(kapp.db, kapp.settings, NeighbourhoodCache(0), snapshots)
+    await snapshots.load(ids)
+    assert all(snapshots.ready(c) for c in ids) and all(snapshots.ready(*p) for p in combinations(ids, 2))
+    assert snapshots.rows > 0
+    for scope in _scopes(ids):
+        assert snapshots.covering(scope, limits) is not None
+        # every entity and chunk of the demo, also those of corpora outside the scope (they must get nothing)
+        async with kapp.db.scoped(scope) as conn:
+            seed_rows = chunk_entities(await planner_queries.select_seed_chunk_entities(conn, chunks, scope))
+            neighbour_rows = await planner_queries.select_entity_neighbours(
+                conn, entities, scope, limits.neighbours_per_entity, limits.hub_degree)
+            chunk_rows = entity_chunks(await planner_queries.select_chunk_ids_for_entities(
+                conn, entities, scope, limits.chunks_per_entity))
+        assert await reads.seed_chunk_entities(chunks, scope) == seed_rows
+        assert await reads.chunk_ids_for_entities(entities, scope, limits.chunks_per_entity) == chunk_rows
+        expected = {e: [] for e in entities}
+        for r in neighbour_rows:
+            expected[r[0]].append((r[1], r[2], r[3], r[4]))
+        assert await reads.neighbours(entities, scope) == expected
+        async with kapp.db.scoped(scope) as conn:
+            bridge_rows = await canonical_queries.select_bridges_from_entities(conn, entities, scope)
+        bridges = {e: [] for e in entities}
+        for b in bridge_rows:
+            bridges[b.source_entity_id].append(b)
+        assert (snapshots.covering_bridges(scope) is not None) == (len(scope) > 1)
+        assert await reads.bridges(entities, scope) == bridges
+        assert {c for b in bridge_rows for c in (b.source_corpus_id, b.target_corpus_id)} <= set(scope)
+        assert bridge_rows or len(scope) == 1
+        assert {r.corpus_id for r in seed_rows + chunk_rows} <= set(scope)
+        assert {n[1] for found in expected.values() for n in found} <= set(scope)
+        assert seed_rows and chunk_rows and any(expected.values())
+
+
+async def test_a_scope_with_an_unloaded_corpus_reads_sql(demo_app):
+    kapp, corpora = demo_app
+    ids = [c.id for c in corpora.values()]
+    limits = read_limits(kapp.settings)
+    snapshots = GraphSnapshots(kapp.db, limits, capacity=1_000_000)
+    await snapshots.load(ids[:1])
+    assert snapshots.covering(ids[:1], limits) is not None
+    assert snapshots.covering(ids[:2], limits) is None  # and the missing corpus is queued
+    assert snapshots.covering(ids[:1], type(limits)(limits.neighbours_per_entity + 1, limits.hub_degree,
+                                                    limits.chunks_per_entity)) is None
+    await snapshots.load(ids[:2])
+    assert snapshots.covering(ids[:2], limits) is not None
+    await snapshots.close()
+
+
+async def test_capacity_bounds_the_rows_held(demo_app):
+    kapp, corpora = demo_app
+    ids = [c.id for c in corpora.values()]
+    limits = read_limits(kapp.settings)
+    bounds = []
+    for corpus_id in ids:
+        async with kapp.db.scoped([corpus_id]) as conn:
+            bounds.append(size_bound(*await planner_queries.select_corpus_graph_size(conn, corpus_id)))
+    with pytest.raises(ValueError):
+        GraphSnapshots(kapp.db, limits, capacity=-1)
+    off = GraphSnapshots(kapp.db, limits, capacity=0)
+    await off.load(ids)
+    assert not any(off.ready(c) for c in ids) and off.covering(ids, limits) is None
+    assert off.covering_bridges(ids) is None
+    # room for the first corpus and less than any other beside it: the first is loaded, the others stay on SQL
+    first_rows = (await load_corpus_graph(kapp.db, ids[0], limits)).rows
+    assert 0 < first_rows <= bounds[0]
+    tight = GraphSnapshots(kapp.db, limits, capacity=max(bounds[0], first_rows + min(bounds[1:]) - 1))
+    await tight.load(ids, bridges=False)
+    assert [tight.ready(c) for c in ids] == [True] + [False] * (len(ids) - 1)
+    assert 0 < tight.rows <= tight.capacity and tight.covering(ids, limits) is None
+    assert tight.covering(ids[:1], limits) is not None
+    tight.clear()  # an ingest lets the others have their turn
+    await tight.load(ids[1:2])
+    assert tight.ready(ids[1]) and not tight.ready(ids[0])
+    # a corpus whose size bound exceeds the capacity stays on SQL
+    small = GraphSnapshots(kapp.db, limits, capacity=min(bounds) - 1)
+    await small.load(ids, bridges=False)
+    assert not any(small.ready(c) for c in ids) and small.rows == 0
+
+
+async def test_served_snapshots_need_no_database(demo_app):
+    kapp, corpora = demo_app
+    ids = [c.id for c in corpora.values()]
+    entities, chunks = await _graph_ids(kapp, ids)
+    limits = read_limits(kapp.settings)
+    snapshots = GraphSnapshots(kapp.db, limits, capacity=1_000_000)
+    await snapshots.load(ids)
+    live = GraphReads(kapp.db, kapp.settings, NeighbourhoodCache(0), snapshots)
+    gone = await Database.connect(kapp.settings, dsn=kapp.db.dsn, migrate=False, max_size=1)
+    await gone.close()
+    served = GraphReads(gone, kapp.settings, NeighbourhoodCache(0), snapshots)
+    assert await served.neighbours(entities, ids) == await live.neighbours(entities, ids)
+    assert await served.seed_chunk_entities(chunks, ids) == await live.seed_chunk_entities(chunks, ids)
+    async with served.transaction(ids) as conn:
+        assert conn is None  # the expansion opens no transaction
+
+
+async def test_stages_use_the_snapshot_and_an_ingest_drops_it(kapp, monkeypatch):
+    ops = await kapp.corpora.create("ops", "Ops Notes")
+    research = await kapp.corpora.create("research", "Research")
+    await kapp.ingest_documents(ops, documents_from_texts(OPS))
+    await kapp.ingest_documents(research, documents_from_texts(RESEARCH))
+    both = [ops.id, research.id]
+    snapshots = kapp.retrieval.graph_snapshots
+
+    async def search():
+        return await kapp.retrieval.search(QUESTION, both, both, limit=2, strict_scope=True)
+
+    first = await search()  # read by SQL; queues both corpora for loading
+    assert first.mode == "planner" and first.graph_expansion, first.fallback_reason
+    await snapshots.load(both)
+    assert snapshots.ready(ops.id) and snapshots.ready(research.id) and snapshots.ready(ops.id, research.id)
+
+    calls: list[str] = []
+    for module, name in ((planner_queries, "select_seed_chunk_entities"), (planner_queries, "select_entity_neighbours"),
+                         (planner_queries, "select_chunk_ids_for_entities"),
+                         (canonical_queries, "select_bridges_from_entities")):
+        real = getattr(module, name)
+
+        def spy(*args, _real=real, _name=name, **kwargs):
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, spy)
+    second = await search()
+    assert calls == [] and [h.chunk_id for h in second.hits] == [h.chunk_id for h in first.hits]
+    assert [t.stage for t in second.trace] == [t.stage for t in first.trace]
+
+    await kapp.ingest_documents(research, documents_from_texts(ZEPHYR))
+    assert not snapshots.ready(ops.id) and not snapshots.ready(research.id) and snapshots.rows == 0
+    after = await search()  # SQL again (later stages may find the reloaded snapshots): Zephyr is seen at once
+    assert "select_seed_chunk_entities" in calls
+    expanded = [h.source_uri for h in after.hits if h.evidence_type == "graph_expanded"]
+    assert expanded == ["zephyr"], [(h.source_uri, h.evidence_type) for h in after.hits]
+    await snapshots.load(both)
+    calls.clear()
+    reloaded = await search()  # and the reloaded snapshot holds it too
+    assert calls == []
+    assert [(h.chunk_id, h.evidence_type) for h in reloaded.hits] == [(h.chunk_id, h.evidence_type) for h in after.hits]
+
+
+async def test_a_load_under_way_when_an_ingest_clears_is_dropped(demo_app):
+    kapp, corpora = demo_app
+    ids = [c.id for c in corpora.values()]
+    limits = read_limits(kapp.settings)
+    snapshots = GraphSnapshots(kapp.db, limits, capacity=1_000_000)
+    assert snapshots.covering(ids, limits) is None  # queues the loads
+    snapshots.clear()  # as on_graph_updated does
+    await snapshots.load([])
+    assert not any(snapshots.ready(c) for c in ids)
+    await snapshots.close()
+
+
+def test_bridges_of_several_pairs_are_ordered_by_target_entity():
+    from uuid import uuid4
+
+    from knowledge.retrieval.planner.context import EntityBridge
+    from knowledge.retrieval.planner.graph_reads import _by_target
+
+    x, y, z = uuid4(), uuid4(), uuid4()
+
+    def bridge(target: int, corpus) -> EntityBridge:
+        return EntityBridge(1, "Aurora", 5, x, target, corpus, "shared_entity", 1, 1.0)
+
+    to_y, to_z = [bridge(10, y), bridge(30, y)], [bridge(20, z), bridge(40, z)]  # interleaved entity ids
+    assert [b.target_entity_id for b in _by_target([to_y, to_z])] == [10, 20, 30, 40]
+    assert [b.target_entity_id for b in _by_target([to_z, [bridge(50, y)]])] == [20, 40, 50]
+    assert [b.target_entity_id for b in _by_target([[bridge(50, y)], to_z])] == [20, 40, 50]
+    assert _by_target([to_y]) is to_y and _by_target([]) == []
