@@ -52,8 +52,14 @@ async def test_a_stale_index_built_for_the_old_view_never_serves_it(ctx_app, tmp
     papers = await ctx_app.corpora.get("papers")
     ctx_app.retrieval.neighbourhoods.clear()
     embedding_hits = ctx_app.query_cache.hits
-    rows = await run_scope_eval(ctx_app.router, {name: ctx_app.search_connector(name) for name in ("postgres", "unsafe")},
-                                tmp_path, cases=[case])
+    # the SQL path's per-entity cache is the one under test (graph snapshots: tests/test_planner_graph_snapshot.py)
+    capacity, ctx_app.retrieval.graph_snapshots.capacity = ctx_app.retrieval.graph_snapshots.capacity, 0
+    try:
+        rows = await run_scope_eval(ctx_app.router,
+                                    {name: ctx_app.search_connector(name) for name in ("postgres", "unsafe")},
+                                    tmp_path, cases=[case])
+    finally:
+        ctx_app.retrieval.graph_snapshots.capacity = capacity
     cached_scopes = [key[2] for key in ctx_app.retrieval.neighbourhoods._entries]  # (kind, entity, scope, variant)
     assert any(papers.id in scope for scope in cached_scopes), "the old view's neighbourhoods should be cached"
     assert ctx_app.query_cache.hits > embedding_hits
