@@ -28,6 +28,12 @@ async def _graph_ids(kapp, corpus_ids) -> tuple[list[int], list[int]]:
     return entities, chunks
 
 
+def _snapshots(kapp) -> tuple:
+    """The app's graph read limits, and an empty snapshot store with room for the demo."""
+    limits = read_limits(kapp.settings)
+    return limits, GraphSnapshots(kapp.db, limits, capacity=1_000_000)
+
+
 def _scopes(ids):
     return [list(s) for n in range(1, len(ids) + 1) for s in combinations(ids, n)]
 
@@ -50,8 +56,7 @@ async def test_snapshot_answers_are_the_queries_answers_under_every_scope(demo_a
     kapp, corpora = demo_app
     ids = [c.id for c in corpora.values()]
     entities, chunks = await _graph_ids(kapp, ids)
-    limits = read_limits(kapp.settings)
-    snapshots = GraphSnapshots(kapp.db, limits, capacity=1_000_000)
+    limits, snapshots = _snapshots(kapp)
     reads = GraphReads(kapp.db, kapp.settings, NeighbourhoodCache(0), snapshots)
     await snapshots.load(ids)
     assert all(snapshots.ready(c) for c in ids) and all(snapshots.ready(*p) for p in combinations(ids, 2))
@@ -88,8 +93,7 @@ async def test_snapshot_answers_are_the_queries_answers_under_every_scope(demo_a
 async def test_a_scope_with_an_unloaded_corpus_reads_sql(demo_app):
     kapp, corpora = demo_app
     ids = [c.id for c in corpora.values()]
-    limits = read_limits(kapp.settings)
-    snapshots = GraphSnapshots(kapp.db, limits, capacity=1_000_000)
+    limits, snapshots = _snapshots(kapp)
     await snapshots.load(ids[:1])
     assert snapshots.covering(ids[:1], limits) is not None
     assert snapshots.covering(ids[:2], limits) is None  # and the missing corpus is queued
@@ -135,8 +139,7 @@ async def test_served_snapshots_need_no_database(demo_app):
     kapp, corpora = demo_app
     ids = [c.id for c in corpora.values()]
     entities, chunks = await _graph_ids(kapp, ids)
-    limits = read_limits(kapp.settings)
-    snapshots = GraphSnapshots(kapp.db, limits, capacity=1_000_000)
+    limits, snapshots = _snapshots(kapp)
     await snapshots.load(ids)
     live = GraphReads(kapp.db, kapp.settings, NeighbourhoodCache(0), snapshots)
     gone = await Database.connect(kapp.settings, dsn=kapp.db.dsn, migrate=False, max_size=1)
@@ -195,8 +198,7 @@ async def test_stages_use_the_snapshot_and_an_ingest_drops_it(kapp, monkeypatch)
 async def test_a_load_under_way_when_an_ingest_clears_is_dropped(demo_app):
     kapp, corpora = demo_app
     ids = [c.id for c in corpora.values()]
-    limits = read_limits(kapp.settings)
-    snapshots = GraphSnapshots(kapp.db, limits, capacity=1_000_000)
+    limits, snapshots = _snapshots(kapp)
     assert snapshots.covering(ids, limits) is None  # queues the loads
     snapshots.clear()  # as on_graph_updated does
     await snapshots.load([])
