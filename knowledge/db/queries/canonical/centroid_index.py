@@ -39,7 +39,7 @@ async def rebuild_centroid_index(conn: asyncpg.Connection, lock_timeout: str) ->
     """Put every row into the index by building it anew (in the caller's transaction: readers of the table wait
     until it commits; asyncpg.LockNotAvailableError when writers hold the table longer than ``lock_timeout``).
     Returns the rows that were outside it."""
-    await conn.execute(f"SET LOCAL lock_timeout = '{lock_timeout}'")
+    await conn.execute("SELECT set_config('lock_timeout', $1, true)", lock_timeout)
     await conn.execute("DROP INDEX kg_entity_canonical_embedding_hnsw")
     added = await add_unindexed_centroids(conn)
     await conn.execute(_CREATE_INDEX)
