@@ -10,11 +10,16 @@ from knowledge.db.queries import canonical as canonical_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.ingest.documents import documents_from_texts
 from knowledge.retrieval.planner.graph_reads import GraphReads, read_limits
-from knowledge.retrieval.planner.graph_rows import chunk_entities, entity_chunks
+from knowledge.retrieval.planner.graph_rows import chunk_entities, entity_chunks, relation_facts
 from knowledge.retrieval.planner.graph_snapshot import load_corpus_graph, size_bound
 from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from tests.test_planner_caches import OPS, QUESTION, RESEARCH, ZEPHYR
+from tests.test_planner_graph_functions import QUESTIONS
+
+# the facts' ranks come from memory: words repeated, stemmed, hyphenated, quoted, numbers, CJK, only stopwords
+FACT_QUESTIONS = [*QUESTIONS, "Cobalt Systems acquired acquisitions acquire acquiring Cobalt", "Helios's vector-engine",
+                  "Who wrote the 2023 report on the Aurora engine's latency?", "极光向量引擎", "", "and or not"]
 
 
 async def _graph_ids(kapp, corpus_ids) -> tuple[list[int], list[int]]:
@@ -83,6 +88,14 @@ async def test_snapshot_answers_are_the_queries_answers_under_every_scope(demo_a
             bridges[b.source_entity_id].append(b)
         assert (snapshots.covering_bridges(scope) is not None) == (len(scope) > 1)
         assert await reads.bridges(entities, scope) == bridges
+        matched = 0
+        for question in FACT_QUESTIONS:  # every fact with its score, to the last bit, in the SQL order
+            async with kapp.db.scoped(scope) as conn:
+                facts = relation_facts(await planner_queries.select_relation_facts(conn, entities, scope, question,
+                                                                                   10_000))
+            assert await reads.relation_facts(entities, scope, question, 10_000) == facts
+            matched += bool(facts)
+        assert matched >= 3
         assert {c for b in bridge_rows for c in (b.source_corpus_id, b.target_corpus_id)} <= set(scope)
         assert bridge_rows or len(scope) == 1
         assert {r.corpus_id for r in seed_rows + chunk_rows} <= set(scope)
@@ -169,7 +182,7 @@ async def test_stages_use_the_snapshot_and_an_ingest_drops_it(kapp, monkeypatch)
 
     calls: list[str] = []
     for module, name in ((planner_queries, "select_seed_chunk_entities"), (planner_queries, "select_entity_neighbours"),
-                         (planner_queries, "select_chunk_ids_for_entities"),
+                         (planner_queries, "select_chunk_ids_for_entities"), (planner_queries, "select_relation_facts"),
                          (canonical_queries, "select_bridges_from_entities")):
         real = getattr(module, name)
 

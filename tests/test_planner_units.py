@@ -11,6 +11,7 @@ from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder, insta
 from knowledge.retrieval.planner.entity_graph import Neighbour, build_entity_graph
 from knowledge.retrieval.planner.explain import bridge_lines, explain_lines
 from knowledge.retrieval.planner.fusion import reciprocal_rank_fusion
+from knowledge.retrieval.planner.graph_rows import RelationFact
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.planner.paths import bridge_origins
 from knowledge.retrieval.planner.personalization import QueryNames, add_fact_weights, mention_weight
@@ -189,9 +190,7 @@ def test_mention_weight_prefers_named_then_specific_entities_of_better_chunks():
 
 def test_fact_weights_go_to_both_ends_relative_to_the_best_fact():
     entities = {1: seed(1, weight=0.0), 2: seed(2, weight=0.0), 3: seed(3, weight=0.0)}
-    facts = [{"source_entity_id": 1, "target_entity_id": 2, "corpus_id": A, "relation_type": "USES", "score": 0.4},
-             {"source_entity_id": 2, "target_entity_id": 3, "corpus_id": A, "relation_type": "CO_OCCURS",
-              "score": 0.1}]
+    facts = [RelationFact(10, A, 1, 2, "USES", 0.4), RelationFact(11, A, 2, 3, "CO_OCCURS", 0.1)]
     described = add_fact_weights(entities, facts)
     assert entities[1].weight == pytest.approx(1.0) and entities[2].weight == pytest.approx(1.25)
     assert entities[3].weight == pytest.approx(0.25)

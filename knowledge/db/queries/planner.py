@@ -34,6 +34,33 @@ async def select_relation_facts(conn: asyncpg.Connection, entity_ids: Sequence[i
                             list(entity_ids), list(corpus_ids), query_text, limit)
 
 
+async def select_query_lexemes(conn: asyncpg.Connection, query_text: str) -> list[str]:
+    """The lexemes of ne_or_tsquery(query_text): the words plainto_tsquery('english') keeps, stemmed, each once."""
+    return list(await conn.fetchval("SELECT tsvector_to_array(to_tsvector('english', $1))", query_text))
+
+
+async def select_corpus_relation_evidence(conn: asyncpg.Connection, corpus_id: UUID, after_id: int,
+                                          limit: int) -> list[asyncpg.Record]:
+    """The relations of a corpus with a non-empty evidence vector, by id from ``after_id`` (keyset pages), each
+    with what ts_rank_cd reads of it: its lexemes, each lexeme's number of positions, and the vector's length
+    (positions, a lexeme without positions counting one). Rows: id, source_entity_id, target_entity_id,
+    relation_type, lexemes, position_counts, length."""
+    return await conn.fetch(
+        """SELECT r.id, r.source_entity_id, r.target_entity_id, r.relation_type, v.lexemes, v.position_counts,
+                  v.length
+           FROM kg_relation r
+           CROSS JOIN LATERAL (
+               SELECT array_agg(u.lexeme ORDER BY u.lexeme) AS lexemes,
+                      array_agg(coalesce(cardinality(u.positions), 0) ORDER BY u.lexeme) AS position_counts,
+                      sum(coalesce(cardinality(u.positions), 1))::int AS length
+               FROM unnest(r.evidence_vector) u
+           ) v
+           WHERE r.corpus_id = $1 AND r.id > $2 AND v.lexemes IS NOT NULL
+           ORDER BY r.id
+           LIMIT $3""",
+        corpus_id, after_id, limit)
+
+
 async def select_entity_neighbours(conn: asyncpg.Connection, entity_ids: Sequence[int], corpus_ids: Sequence[UUID],
                                    per_entity_limit: int, hub_degree_threshold: int) -> list[asyncpg.Record]:
     """Relation neighbours of each entity (both directions), strongest first, at most ``per_entity_limit`` each.

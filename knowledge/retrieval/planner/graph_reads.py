@@ -1,5 +1,5 @@
-"""Graph reads of the planner's stages: the entities of seed chunks, the chunks of entities, relation neighbours
-and canonical bridges.
+"""Graph reads of the planner's stages: the entities of seed chunks, the chunks of entities, relation neighbours,
+the relation facts a question matches and canonical bridges.
 
 The per-corpus reads are served from the corpus graph snapshots when every corpus of the scope has one
 (graph_snapshot.py), the bridges when every pair of corpora of the scope has one (bridge_snapshot.py); otherwise
@@ -21,9 +21,11 @@ from knowledge.db.queries import canonical as canonical_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.context import EntityBridge
 from knowledge.retrieval.planner.entity_graph import Neighbour
-from knowledge.retrieval.planner.graph_rows import ChunkEntity, EntityChunk, chunk_entities, entity_chunks
+from knowledge.retrieval.planner.graph_rows import (ChunkEntity, EntityChunk, RelationFact, chunk_entities,
+                                                    entity_chunks, relation_facts)
 from knowledge.retrieval.planner.graph_snapshot import CorpusGraph, ReadLimits
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
+from knowledge.retrieval.planner.relation_evidence import rank_relation_facts
 from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 
 T = TypeVar("T")
@@ -78,6 +80,20 @@ class GraphReads:
             return rows
         return entity_chunks(await self._sql(conn, scope, lambda c: planner_queries.select_chunk_ids_for_entities(
             c, entity_ids, scope, limit_per_entity)))
+
+    async def relation_facts(self, entity_ids: Sequence[int], scope: Sequence[UUID], query_text: str, limit: int,
+                             conn: asyncpg.Connection | None = None) -> list[RelationFact]:
+        """planner_queries.select_relation_facts: the relations of the entities whose evidence matches the query's
+        words, best first. From the snapshots only the query's lexemes are read (a function of the text alone)."""
+        graphs = self._snapshot(scope)
+        if graphs is not None:
+            async with self.db.connection() as owner:
+                lexemes = await planner_queries.select_query_lexemes(owner, query_text)
+            relations = (r for entity_id in entity_ids for graph in graphs
+                         for r in graph.relation_evidence.get(entity_id, ()))
+            return rank_relation_facts(relations, lexemes, limit)
+        return relation_facts(await self._sql(conn, scope, lambda c: planner_queries.select_relation_facts(
+            c, entity_ids, scope, query_text, limit)))
 
     async def bridges(self, entity_ids: Sequence[int], scope: Sequence[UUID]) -> dict[int, list[EntityBridge]]:
         """canonical_queries.select_bridges_from_entities by source entity, each entity's by target entity."""

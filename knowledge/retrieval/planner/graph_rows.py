@@ -18,6 +18,16 @@ class ChunkEntity(NamedTuple):
     mention_count: int
 
 
+class RelationFact(NamedTuple):
+    """A relation whose evidence sentence matches the question (planner_queries.select_relation_facts)."""
+    id: int
+    corpus_id: UUID
+    source_entity_id: int
+    target_entity_id: int
+    relation_type: str
+    score: float
+
+
 class EntityChunk(NamedTuple):
     """A chunk mentioning an entity (planner_queries.select_chunk_ids_for_entities)."""
     entity_id: int
@@ -31,3 +41,7 @@ def chunk_entities(records: Iterable[asyncpg.Record]) -> list[ChunkEntity]:
 
 def entity_chunks(records: Iterable[asyncpg.Record]) -> list[EntityChunk]:
     return [EntityChunk(r[0], r[1], r[2]) for r in records]
+
+
+def relation_facts(records: Iterable[asyncpg.Record]) -> list[RelationFact]:
+    return [RelationFact(r[0], r[1], r[2], r[3], r[4], r[5]) for r in records]

@@ -1,5 +1,6 @@
 """Per-corpus, in-memory snapshots of the planner's graph reads: the entities of each chunk, the relation
-neighbours of each entity and the chunks mentioning each entity, so that once a corpus is loaded these reads are
+neighbours of each entity, the chunks mentioning each entity and the evidence of each entity's relations
+(relation_evidence.py ranks the relation facts from it), so that once a corpus is loaded these reads are
 dict lookups instead of SQL round trips.
 
 Each of these reads is per corpus: a mention, a relation and the entities at both ends lie in one corpus (the
@@ -22,6 +23,7 @@ from knowledge.db.queries import graph as graph_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.entity_graph import Neighbour
 from knowledge.retrieval.planner.graph_rows import ChunkEntity, EntityChunk
+from knowledge.retrieval.planner.relation_evidence import RelationEvidence
 
 _BATCH = 500  # ids per query of a load: each batch is its own short transaction, and holds the event loop briefly
 
@@ -41,16 +43,18 @@ class CorpusGraph:
     chunk_entities: dict[int, list[ChunkEntity]] = field(default_factory=dict)
     neighbours: dict[int, list[Neighbour]] = field(default_factory=dict)
     entity_chunks: dict[int, list[EntityChunk]] = field(default_factory=dict)
+    relation_evidence: dict[int, list[RelationEvidence]] = field(default_factory=dict)  # by either end's entity
 
     @property
     def rows(self) -> int:
-        return sum(len(v) for d in (self.chunk_entities, self.neighbours, self.entity_chunks) for v in d.values())
+        return sum(len(v) for d in (self.chunk_entities, self.neighbours, self.entity_chunks, self.relation_evidence)
+                   for v in d.values())
 
 
 def size_bound(mentions: int, relations: int) -> int:
     """Most rows a corpus snapshot can hold: a row per (chunk, entity) and per (entity, chunk), both at most one
-    per mention, and a neighbour row per end of a relation."""
-    return 2 * mentions + 2 * relations
+    per mention, and a neighbour row and an evidence row per end of a relation."""
+    return 2 * mentions + 4 * relations
 
 
 async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -> CorpusGraph:
@@ -78,7 +82,25 @@ async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -
             graph.neighbours.setdefault(r[0], []).append(Neighbour(r[1], corpus_id, name, r[4]))
         for r in chunks:
             graph.entity_chunks.setdefault(r[0], []).append(EntityChunk(r[0], r[1], corpus_id))
+    await _load_relation_evidence(db, graph)
     return graph
+
+
+async def _load_relation_evidence(db: Database, graph: CorpusGraph) -> None:
+    lexemes: dict[str, str] = {}  # one string per lexeme
+    after_id = 0
+    while True:
+        async with db.scoped([graph.corpus_id]) as conn:
+            records = await planner_queries.select_corpus_relation_evidence(conn, graph.corpus_id, after_id, _BATCH)
+        for r in records:
+            relation = RelationEvidence(r[0], graph.corpus_id, r[1], r[2], r[3],
+                                        tuple(lexemes.setdefault(x, x) for x in r[4]), tuple(r[5]), r[6])
+            graph.relation_evidence.setdefault(r[1], []).append(relation)
+            if r[2] != r[1]:
+                graph.relation_evidence.setdefault(r[2], []).append(relation)
+        if len(records) < _BATCH:
+            return
+        after_id = records[-1][0]
 
 
 def batches(ids: Sequence[int]) -> Iterable[list[int]]:

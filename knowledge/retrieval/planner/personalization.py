@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 from knowledge.graph.extraction_patterns import CJK_RE
 from knowledge.graph.normalize import name_tokens
 from knowledge.retrieval.planner.context import SeedEntity
+from knowledge.retrieval.planner.graph_rows import RelationFact
 
 CONTEXT_WEIGHT = 0.05  # HippoRAG 2 weighs passage context at 0.05 against its fact seeds
 FACT_SEEDS = 5
@@ -57,17 +58,17 @@ def mention_weight(named: bool, mention_count: int, rank: int) -> float:
     return (1.0 if named else CONTEXT_WEIGHT * specificity) / rank
 
 
-def add_fact_weights(entities: Mapping[int, SeedEntity], facts: Sequence[Mapping]) -> list[str]:
+def add_fact_weights(entities: Mapping[int, SeedEntity], facts: Sequence[RelationFact]) -> list[str]:
     """Add each matched fact's score (relative to the best one) to its two ends; returns the facts described."""
-    best = max((float(f["score"]) for f in facts), default=0.0)
+    best = max((f.score for f in facts), default=0.0)
     described = []
     for fact in facts:
-        ends = [entities.get(fact["source_entity_id"]), entities.get(fact["target_entity_id"])]
-        relative = float(fact["score"]) / best
+        ends = [entities.get(fact.source_entity_id), entities.get(fact.target_entity_id)]
+        relative = fact.score / best
         for entity in ends:
-            if entity is not None and entity.corpus_id == fact["corpus_id"]:
+            if entity is not None and entity.corpus_id == fact.corpus_id:
                 entity.weight += relative
         names = [e.name if e is not None else f"entity {i}" for e, i in
-                 zip(ends, (fact["source_entity_id"], fact["target_entity_id"]))]
-        described.append(f"{names[0]} {fact['relation_type']} {names[1]} ({relative:.2f})")
+                 zip(ends, (fact.source_entity_id, fact.target_entity_id))]
+        described.append(f"{names[0]} {fact.relation_type} {names[1]} ({relative:.2f})")
     return described

@@ -51,7 +51,7 @@ class HybridPlanner:
         reads = GraphReads(db, settings, neighbourhoods, snapshots)
         planner = cls(QueryEmbeddingStage(query_cache), (
             SeedStage(db, settings.planner),
-            SeedEntityStage(db, settings, reads),
+            SeedEntityStage(settings, reads),
             BridgeStage(settings.planner, reads),
             ExpansionStage(db, settings, reads),
             EntityHopStage(db, settings.planner),

@@ -4,8 +4,6 @@ from __future__ import annotations
 from typing import Any
 
 from config import Settings
-from knowledge.db.database import Database
-from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.context import PlanState, SeedEntity
 from knowledge.retrieval.planner.graph_reads import GraphReads
 from knowledge.retrieval.planner.personalization import FACT_SEEDS, QueryNames, add_fact_weights, mention_weight
@@ -17,8 +15,7 @@ class SeedEntityStage:
     name = "seed_entities"
     graph_only = True
 
-    def __init__(self, db: Database, settings: Settings, reads: GraphReads) -> None:
-        self.db = db
+    def __init__(self, settings: Settings, reads: GraphReads) -> None:
         self.settings = settings
         self.reads = reads
 
@@ -29,7 +26,7 @@ class SeedEntityStage:
         seed_by_chunk = {s.chunk_id: s for hits in state.seeds.values() for s in hits if s.rank <= cap}
         primary = state.primary_chunk_ids()
         query_names = QueryNames(state.request.query)
-        async with self.db.scoped(effective) as conn:
+        async with self.reads.transaction(effective) as conn:  # None: the corpus graph snapshots serve the reads
             rows = await self.reads.seed_chunk_entities(list(seed_by_chunk), effective, conn)
             entities: dict[int, SeedEntity] = {}
             hubs: set[int] = set()
@@ -48,8 +45,8 @@ class SeedEntityStage:
                     entity.primary = True
                     entity.weight += mention_weight(query_names.names(entity.name), row.mention_count, seed.rank)
             primary_entities = [e.entity_id for e in entities.values() if e.primary]
-            facts = await planner_queries.select_relation_facts(
-                conn, primary_entities, effective, state.request.query, FACT_SEEDS) if primary_entities else []
+            facts = await self.reads.relation_facts(
+                primary_entities, effective, state.request.query, FACT_SEEDS, conn) if primary_entities else []
         state.seed_entities = entities
         matched_facts = add_fact_weights(entities, facts)
         corpora = state.request.corpora
