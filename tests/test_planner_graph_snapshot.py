@@ -10,7 +10,7 @@ from knowledge.db.queries import canonical as canonical_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.ingest.documents import documents_from_texts
 from knowledge.retrieval.planner.graph_reads import GraphReads, read_limits
-from knowledge.retrieval.planner.graph_rows import chunk_entities, entity_chunks, relation_facts
+from knowledge.retrieval.planner.graph_rows import chunk_entities, entity_chunks, hop_rows, relation_facts
 from knowledge.retrieval.planner.graph_snapshot import load_corpus_graph, size_bound
 from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
@@ -88,6 +88,13 @@ async def test_snapshot_answers_are_the_queries_answers_under_every_scope(demo_a
             bridges[b.source_entity_id].append(b)
         assert (snapshots.covering_bridges(scope) is not None) == (len(scope) > 1)
         assert await reads.bridges(entities, scope) == bridges
+        for max_mentions, max_chunks in ((200, 50), (6, 3)):  # the planner's bounds, and tight ones that filter
+            async with kapp.db.scoped(scope) as conn:
+                hops = hop_rows(await planner_queries.select_entity_hops(conn, chunks, scope, max_mentions,
+                                                                         max_chunks))
+            hops.sort(key=lambda r: (r.from_chunk_id, r.chunk_count, r.chunk_id, r.canonical_id))  # the ties
+            assert await reads.entity_hops(chunks, scope, max_mentions, max_chunks) == hops
+            assert hops and {r.corpus_id for r in hops} <= set(scope)
         matched = 0
         for question in FACT_QUESTIONS:  # every fact with its score, to the last bit, in the SQL order
             async with kapp.db.scoped(scope) as conn:
@@ -183,6 +190,7 @@ async def test_stages_use_the_snapshot_and_an_ingest_drops_it(kapp, monkeypatch)
     calls: list[str] = []
     for module, name in ((planner_queries, "select_seed_chunk_entities"), (planner_queries, "select_entity_neighbours"),
                          (planner_queries, "select_chunk_ids_for_entities"), (planner_queries, "select_relation_facts"),
+                         (planner_queries, "select_entity_hops"),
                          (canonical_queries, "select_bridges_from_entities")):
         real = getattr(module, name)
 

@@ -118,9 +118,27 @@ async def select_corpus_graph_size(conn: asyncpg.Connection, corpus_id: UUID) ->
     """(mentions, relations) of the corpus: bounds the rows of its graph snapshot before it is read."""
     row = await conn.fetchrow(
         """SELECT (SELECT count(*) FROM kg_entity_mention WHERE corpus_id = $1) AS mentions,
-                  (SELECT count(*) FROM kg_relation WHERE corpus_id = $1) AS relations""",
+                  (SELECT count(*) FROM kg_relation WHERE corpus_id = $1) AS relations,
+                  (SELECT count(*) FROM kg_entity WHERE corpus_id = $1) AS entities""",
         corpus_id)
-    return int(row["mentions"]), int(row["relations"])
+    return int(row["mentions"]), int(row["relations"]), int(row["entities"])
+
+
+async def select_corpus_hop_entities(conn: asyncpg.Connection, entity_ids: Sequence[int],
+                                     corpus_id: UUID) -> list[asyncpg.Record]:
+    """What select_entity_hops reads of each linked entity of a corpus: its canonical entity (name, hub flag), its
+    mention count and the chunks of the corpus mentioning it. Rows: entity_id, canonical_id, canonical_name,
+    is_stopword_like, mention_count, chunk_ids (ascending)."""
+    return await conn.fetch(
+        """SELECT e.id, a.canonical_id, c.canonical_name, c.is_stopword_like, e.mention_count,
+                  ARRAY(SELECT DISTINCT m.chunk_id FROM kg_entity_mention m
+                        WHERE m.entity_id = e.id AND m.corpus_id = $2 ORDER BY m.chunk_id) AS chunk_ids
+           FROM kg_entity e
+           JOIN kg_entity_alias a ON a.local_entity_id = e.id AND a.corpus_id = $2
+           JOIN kg_entity_canonical c ON c.id = a.canonical_id
+           WHERE e.id = ANY($1::bigint[]) AND e.corpus_id = $2
+           ORDER BY e.id""",
+        list(entity_ids), corpus_id)
 
 
 async def select_entity_hops(conn: asyncpg.Connection, chunk_ids: Sequence[int], corpus_ids: Sequence[UUID],
@@ -131,7 +149,8 @@ async def select_entity_hops(conn: asyncpg.Connection, chunk_ids: Sequence[int],
     An entity is specific when its copies are mentioned at most ``max_mentions`` times (a cheap bound read
     from kg_entity) and in at most ``max_chunks`` chunks of ``corpus_ids``; stopword-like canonicals never are.
     Rows: from_chunk_id, canonical_id, name, chunk_id, corpus_id, chunk_count, query_similarity (cosine of the
-    canonical entity's embedding and ``embedding``; NULL without one).
+    canonical entity's embedding and ``embedding``; NULL without one). Rows that tie on the order may come in
+    any order of canonical_id.
     """
     return await conn.fetch(
         """WITH source AS (

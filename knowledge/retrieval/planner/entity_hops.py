@@ -21,6 +21,7 @@ from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.query_intent import follows_entities
 from knowledge.graph.extraction_patterns import CJK_RE
 from knowledge.retrieval.planner.context import EntityHop, PlanState, SeedHit
+from knowledge.retrieval.planner.graph_reads import GraphReads
 from knowledge.retrieval.planner.personalization import QueryNames
 from knowledge.retrieval.planner.ppr import personalized_pagerank
 
@@ -101,9 +102,10 @@ class EntityHopStage:
     name = "entity_hops"
     graph_only = False  # inside one corpus too; overviews are skipped in run()
 
-    def __init__(self, db: Database, settings: PlannerSettings) -> None:
+    def __init__(self, db: Database, settings: PlannerSettings, reads: GraphReads) -> None:
         self.db = db
         self.settings = settings
+        self.reads = reads
 
     async def run(self, state: PlanState) -> dict[str, Any]:
         settings = self.settings
@@ -116,10 +118,13 @@ class EntityHopStage:
         sources = source_hits(state.seeds, settings.entity_hop_sources) if settings.graph_max_depth >= 1 else {}
         rows, linked, facts = [], [], None
         if sources:
-            async with self.db.scoped(scope) as conn:
-                rows = await planner_queries.select_entity_hops(
-                    conn, list(sources), scope, settings.entity_hop_max_chunks * _MENTIONS_PER_CHUNK_BOUND,
-                    settings.entity_hop_max_chunks, state.embedding)
+            # the query-linked hops and the fact filter read SQL; plain hops come from the snapshots when loaded
+            sql_only = settings.query_entity_links > 0 or settings.hop_fact_filter
+            async with self.db.scoped(scope) if sql_only else self.reads.transaction(scope) as conn:
+                rows = await self.reads.entity_hops(
+                    list(sources), scope, settings.entity_hop_max_chunks * _MENTIONS_PER_CHUNK_BOUND,
+                    settings.entity_hop_max_chunks, state.embedding if settings.entity_hop_query_weight else None,
+                    conn)
                 if settings.query_entity_links > 0:
                     linked = await planner_queries.select_query_linked_hops(
                         conn, state.embedding, scope, settings.query_entity_links, settings.entity_hop_max_chunks)
@@ -131,18 +136,18 @@ class EntityHopStage:
         linking: dict[str, bool] = {}  # one decision per entity name (each comes back once per chunk it reaches)
         hops: dict[int, list[EntityHop]] = {}
         for row in rows:
-            source, name = sources.get(row["from_chunk_id"]), row["name"]
+            source, name = sources.get(row.from_chunk_id), row.name
             if name not in linking:
                 # an entity the question names links chunks that already match the question: no second hop
                 linking[name] = is_proper_name(name) and not query_names.names(name)
-            if source is None or row["corpus_id"] not in allowed or not linking[name]:
+            if source is None or row.corpus_id not in allowed or not linking[name]:
                 continue
-            if facts is not None and (source.chunk_id, row["canonical_id"]) not in facts:
+            if facts is not None and (source.chunk_id, row.canonical_id) not in facts:
                 continue
-            hops.setdefault(row["chunk_id"], []).append(EntityHop(
-                from_chunk_id=source.chunk_id, from_corpus_id=source.corpus_id, chunk_id=row["chunk_id"],
-                corpus_id=row["corpus_id"], canonical_id=row["canonical_id"], name=row["name"],
-                chunk_count=row["chunk_count"], query_similarity=_similarity(row["query_similarity"])))
+            hops.setdefault(row.chunk_id, []).append(EntityHop(
+                from_chunk_id=source.chunk_id, from_corpus_id=source.corpus_id, chunk_id=row.chunk_id,
+                corpus_id=row.corpus_id, canonical_id=row.canonical_id, name=name, chunk_count=row.chunk_count,
+                query_similarity=_similarity(row.query_similarity)))
         for row in linked:  # the question itself is the source: pseudo chunk id -canonical_id, weight = similarity
             if row["corpus_id"] in allowed:
                 hops.setdefault(row["chunk_id"], []).append(EntityHop(

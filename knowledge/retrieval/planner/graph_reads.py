@@ -1,5 +1,5 @@
 """Graph reads of the planner's stages: the entities of seed chunks, the chunks of entities, relation neighbours,
-the relation facts a question matches and canonical bridges.
+the relation facts a question matches, entity hops and canonical bridges.
 
 The per-corpus reads are served from the corpus graph snapshots when every corpus of the scope has one
 (graph_snapshot.py), the bridges when every pair of corpora of the scope has one (bridge_snapshot.py); otherwise
@@ -21,11 +21,12 @@ from knowledge.db.queries import canonical as canonical_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.context import EntityBridge
 from knowledge.retrieval.planner.entity_graph import Neighbour
-from knowledge.retrieval.planner.graph_rows import (ChunkEntity, EntityChunk, RelationFact, chunk_entities,
-                                                    entity_chunks, relation_facts)
+from knowledge.retrieval.planner.graph_rows import (ChunkEntity, EntityChunk, HopRow, RelationFact, chunk_entities,
+                                                    entity_chunks, hop_rows, relation_facts)
 from knowledge.retrieval.planner.graph_snapshot import CorpusGraph, ReadLimits
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.planner.relation_evidence import rank_relation_facts
+from knowledge.retrieval.planner.snapshot_hops import hops_from_snapshots
 from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 
 T = TypeVar("T")
@@ -94,6 +95,16 @@ class GraphReads:
             return rank_relation_facts(relations, lexemes, limit)
         return relation_facts(await self._sql(conn, scope, lambda c: planner_queries.select_relation_facts(
             c, entity_ids, scope, query_text, limit)))
+
+    async def entity_hops(self, chunk_ids: Sequence[int], scope: Sequence[UUID], max_mentions: int, max_chunks: int,
+                          embedding=None, conn: asyncpg.Connection | None = None) -> list[HopRow]:
+        """planner_queries.select_entity_hops; from the snapshots when no query similarity is asked (``embedding``
+        None), ties on the query's order broken by canonical id."""
+        graphs = self._snapshot(scope) if embedding is None else None
+        if graphs is not None:
+            return hops_from_snapshots(graphs, chunk_ids, max_mentions, max_chunks)
+        return hop_rows(await self._sql(conn, scope, lambda c: planner_queries.select_entity_hops(
+            c, chunk_ids, scope, max_mentions, max_chunks, embedding)))
 
     async def bridges(self, entity_ids: Sequence[int], scope: Sequence[UUID]) -> dict[int, list[EntityBridge]]:
         """canonical_queries.select_bridges_from_entities by source entity, each entity's by target entity."""

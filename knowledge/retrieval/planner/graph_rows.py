@@ -28,6 +28,17 @@ class RelationFact(NamedTuple):
     score: float
 
 
+class HopRow(NamedTuple):
+    """A chunk sharing a specific entity with a source chunk (planner_queries.select_entity_hops)."""
+    from_chunk_id: int
+    canonical_id: int
+    name: str
+    chunk_id: int
+    corpus_id: UUID
+    chunk_count: int
+    query_similarity: float | None
+
+
 class EntityChunk(NamedTuple):
     """A chunk mentioning an entity (planner_queries.select_chunk_ids_for_entities)."""
     entity_id: int
@@ -45,3 +56,7 @@ def entity_chunks(records: Iterable[asyncpg.Record]) -> list[EntityChunk]:
 
 def relation_facts(records: Iterable[asyncpg.Record]) -> list[RelationFact]:
     return [RelationFact(r[0], r[1], r[2], r[3], r[4], r[5]) for r in records]
+
+
+def hop_rows(records: Iterable[asyncpg.Record]) -> list[HopRow]:
+    return [HopRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6]) for r in records]

@@ -1,6 +1,7 @@
 """Per-corpus, in-memory snapshots of the planner's graph reads: the entities of each chunk, the relation
-neighbours of each entity, the chunks mentioning each entity and the evidence of each entity's relations
-(relation_evidence.py ranks the relation facts from it), so that once a corpus is loaded these reads are
+neighbours of each entity, the chunks mentioning each entity, the evidence of each entity's relations
+(relation_evidence.py ranks the relation facts from it) and each entity's canonical entity with the chunks
+mentioning it (snapshot_hops.py finds the entity hops in them), so that once a corpus is loaded these reads are
 dict lookups instead of SQL round trips.
 
 Each of these reads is per corpus: a mention, a relation and the entities at both ends lie in one corpus (the
@@ -15,7 +16,7 @@ snapshot_store.py decides when to load and what to keep.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 from uuid import UUID
 
 from knowledge.db.database import Database
@@ -36,6 +37,15 @@ class ReadLimits:
     chunks_per_entity: int
 
 
+class HopEntity(NamedTuple):
+    """A linked entity as select_entity_hops reads it."""
+    canonical_id: int
+    canonical_name: str
+    hub: bool  # the canonical entity is stopword-like
+    mention_count: int
+    chunk_ids: tuple[int, ...]
+
+
 @dataclass
 class CorpusGraph:
     corpus_id: UUID
@@ -44,17 +54,20 @@ class CorpusGraph:
     neighbours: dict[int, list[Neighbour]] = field(default_factory=dict)
     entity_chunks: dict[int, list[EntityChunk]] = field(default_factory=dict)
     relation_evidence: dict[int, list[RelationEvidence]] = field(default_factory=dict)  # by either end's entity
+    hop_entities: dict[int, HopEntity] = field(default_factory=dict)
+    canonical_members: dict[int, list[int]] = field(default_factory=dict)  # canonical -> its entities here
 
     @property
     def rows(self) -> int:
-        return sum(len(v) for d in (self.chunk_entities, self.neighbours, self.entity_chunks, self.relation_evidence)
-                   for v in d.values())
+        lists = (self.chunk_entities, self.neighbours, self.entity_chunks, self.relation_evidence,
+                 self.canonical_members)
+        return sum(len(v) for d in lists for v in d.values()) + len(self.hop_entities)
 
 
-def size_bound(mentions: int, relations: int) -> int:
+def size_bound(mentions: int, relations: int, entities: int) -> int:
     """Most rows a corpus snapshot can hold: a row per (chunk, entity) and per (entity, chunk), both at most one
-    per mention, and a neighbour row and an evidence row per end of a relation."""
-    return 2 * mentions + 4 * relations
+    per mention, a neighbour row and an evidence row per end of a relation, and two rows per linked entity."""
+    return 2 * mentions + 4 * relations + 2 * entities
 
 
 async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -> CorpusGraph:
@@ -77,11 +90,15 @@ async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -
             neighbours = await planner_queries.select_entity_neighbours(
                 conn, batch, scope, limits.neighbours_per_entity, limits.hub_degree)
             chunks = await planner_queries.select_chunk_ids_for_entities(conn, batch, scope, limits.chunks_per_entity)
+            linked = await planner_queries.select_corpus_hop_entities(conn, batch, corpus_id)
         for r in neighbours:
             name = names.setdefault(r[3], r[3])
             graph.neighbours.setdefault(r[0], []).append(Neighbour(r[1], corpus_id, name, r[4]))
         for r in chunks:
             graph.entity_chunks.setdefault(r[0], []).append(EntityChunk(r[0], r[1], corpus_id))
+        for r in linked:
+            graph.hop_entities[r[0]] = HopEntity(r[1], names.setdefault(r[2], r[2]), r[3], r[4], tuple(r[5]))
+            graph.canonical_members.setdefault(r[1], []).append(r[0])
     await _load_relation_evidence(db, graph)
     return graph
 

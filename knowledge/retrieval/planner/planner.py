@@ -54,7 +54,7 @@ class HybridPlanner:
             SeedEntityStage(settings, reads),
             BridgeStage(settings.planner, reads),
             ExpansionStage(db, settings, reads),
-            EntityHopStage(db, settings.planner),
+            EntityHopStage(db, settings.planner, reads),
             FusionStage(settings.planner),
             RerankStage(db, OfflineCrossEncoder.detect(), settings.planner),
         ))
