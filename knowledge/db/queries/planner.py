@@ -114,14 +114,16 @@ async def select_corpus_mentioned_chunk_ids(conn: asyncpg.Connection, corpus_id:
     return [r[0] for r in rows]
 
 
-async def select_corpus_graph_size(conn: asyncpg.Connection, corpus_id: UUID) -> tuple[int, int]:
-    """(mentions, relations) of the corpus: bounds the rows of its graph snapshot before it is read."""
+async def select_corpus_graph_size(conn: asyncpg.Connection, corpus_id: UUID) -> tuple[int, int, int, int]:
+    """(mentions, relations, entities, evidence lexemes) of the corpus: bounds the rows of its graph snapshot
+    before it is read."""
     row = await conn.fetchrow(
         """SELECT (SELECT count(*) FROM kg_entity_mention WHERE corpus_id = $1) AS mentions,
                   (SELECT count(*) FROM kg_relation WHERE corpus_id = $1) AS relations,
-                  (SELECT count(*) FROM kg_entity WHERE corpus_id = $1) AS entities""",
+                  (SELECT count(*) FROM kg_entity WHERE corpus_id = $1) AS entities,
+                  (SELECT coalesce(sum(length(evidence_vector)), 0) FROM kg_relation WHERE corpus_id = $1) AS lexemes""",
         corpus_id)
-    return int(row["mentions"]), int(row["relations"]), int(row["entities"])
+    return int(row["mentions"]), int(row["relations"]), int(row["entities"]), int(row["lexemes"])
 
 
 async def select_corpus_hop_entities(conn: asyncpg.Connection, entity_ids: Sequence[int],

@@ -49,7 +49,7 @@ class ExpansionStage:
             graph = await build_entity_graph(state.seed_entities, state.bridges, planner.graph_max_depth,
                                              planner.graph_neighbors_per_hop, fetch)
             walk = walk_from_seeds(graph, state.seed_entities, planner.ppr_damping)
-            masses = {e: walk.mass(e) for e in graph.nodes}
+            masses = walk.masses(list(graph.nodes))
             top_entities = [e for e in sorted(masses, key=lambda e: (-masses[e], e)) if masses[e] > 0]
             top_entities = top_entities[:planner.graph_neighbors_per_hop]
             chunk_rows = await self.reads.chunk_ids_for_entities(top_entities, scope, planner.per_corpus_limit, conn)

@@ -90,9 +90,7 @@ class GraphReads:
         if graphs is not None:
             async with self.db.connection() as owner:
                 lexemes = await planner_queries.select_query_lexemes(owner, query_text)
-            relations = (r for entity_id in entity_ids for graph in graphs
-                         for r in graph.relation_evidence.get(entity_id, ()))
-            return rank_relation_facts(relations, lexemes, limit)
+            return rank_relation_facts([g.relation_evidence for g in graphs], entity_ids, lexemes, limit)
         return relation_facts(await self._sql(conn, scope, lambda c: planner_queries.select_relation_facts(
             c, entity_ids, scope, query_text, limit)))
 

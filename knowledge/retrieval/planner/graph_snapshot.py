@@ -24,7 +24,7 @@ from knowledge.db.queries import graph as graph_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.entity_graph import Neighbour
 from knowledge.retrieval.planner.graph_rows import ChunkEntity, EntityChunk
-from knowledge.retrieval.planner.relation_evidence import RelationEvidence
+from knowledge.retrieval.planner.relation_evidence import POSTINGS_PER_ROW, Relation, RelationEvidence
 
 _BATCH = 500  # ids per query of a load: each batch is its own short transaction, and holds the event loop briefly
 
@@ -53,21 +53,25 @@ class CorpusGraph:
     chunk_entities: dict[int, list[ChunkEntity]] = field(default_factory=dict)
     neighbours: dict[int, list[Neighbour]] = field(default_factory=dict)
     entity_chunks: dict[int, list[EntityChunk]] = field(default_factory=dict)
-    relation_evidence: dict[int, list[RelationEvidence]] = field(default_factory=dict)  # by either end's entity
+    relation_evidence: RelationEvidence = field(init=False)
     hop_entities: dict[int, HopEntity] = field(default_factory=dict)
     canonical_members: dict[int, list[int]] = field(default_factory=dict)  # canonical -> its entities here
 
+    def __post_init__(self) -> None:
+        self.relation_evidence = RelationEvidence(self.corpus_id)
+
     @property
     def rows(self) -> int:
-        lists = (self.chunk_entities, self.neighbours, self.entity_chunks, self.relation_evidence,
-                 self.canonical_members)
-        return sum(len(v) for d in lists for v in d.values()) + len(self.hop_entities)
+        lists = (self.chunk_entities, self.neighbours, self.entity_chunks, self.canonical_members)
+        return (sum(len(v) for d in lists for v in d.values()) + len(self.hop_entities)
+                + self.relation_evidence.rows)
 
 
-def size_bound(mentions: int, relations: int, entities: int) -> int:
+def size_bound(mentions: int, relations: int, entities: int, lexemes: int) -> int:
     """Most rows a corpus snapshot can hold: a row per (chunk, entity) and per (entity, chunk), both at most one
-    per mention, a neighbour row and an evidence row per end of a relation, and two rows per linked entity."""
-    return 2 * mentions + 4 * relations + 2 * entities
+    per mention, a neighbour row per end of a relation, a row per relation and one per POSTINGS_PER_ROW lexemes of
+    the evidence, and two rows per linked entity."""
+    return 2 * mentions + 3 * relations + -(-lexemes // POSTINGS_PER_ROW) + 2 * entities
 
 
 async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -> CorpusGraph:
@@ -110,12 +114,10 @@ async def _load_relation_evidence(db: Database, graph: CorpusGraph) -> None:
         async with db.scoped([graph.corpus_id]) as conn:
             records = await planner_queries.select_corpus_relation_evidence(conn, graph.corpus_id, after_id, _BATCH)
         for r in records:
-            relation = RelationEvidence(r[0], graph.corpus_id, r[1], r[2], r[3],
-                                        tuple(lexemes.setdefault(x, x) for x in r[4]), tuple(r[5]), r[6])
-            graph.relation_evidence.setdefault(r[1], []).append(relation)
-            if r[2] != r[1]:
-                graph.relation_evidence.setdefault(r[2], []).append(relation)
+            graph.relation_evidence.add(r[0], Relation(r[1], r[2], r[3], r[6]),
+                                        (lexemes.setdefault(x, x) for x in r[4]), r[5])
         if len(records) < _BATCH:
+            graph.relation_evidence.seal()
             return
         after_id = records[-1][0]
 

@@ -11,6 +11,7 @@ Every contribution is scaled by the seed chunk's rank weight 1/rank within its c
 """
 from __future__ import annotations
 
+import functools
 import unicodedata
 from typing import Mapping, Sequence
 
@@ -34,22 +35,26 @@ class QueryNames:
     def __init__(self, query: str) -> None:
         self._text = _fold(query)
         self._tokens = f" {' '.join(name_tokens(query))} "
-        self._answers: dict[str, bool] = {}  # an entity comes back once per chunk mentioning it
 
     def names(self, entity_name: str) -> bool:
-        answer = self._answers.get(entity_name)
-        if answer is None:
-            answer = self._answers[entity_name] = self._names(entity_name)
-        return answer
-
-    def _names(self, entity_name: str) -> bool:
-        folded = _fold(entity_name).strip()
-        if len(folded) < _MIN_NAME_CHARS:
+        key = _name_key(entity_name)
+        if key is None:
             return False
-        if CJK_RE.search(folded):
-            return folded in self._text
-        tokens = name_tokens(entity_name)
-        return bool(tokens) and f" {' '.join(tokens)} " in self._tokens
+        cjk, text = key
+        return text in (self._text if cjk else self._tokens)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _name_key(entity_name: str) -> tuple[bool, str] | None:
+    """(CJK, what the question must contain) for an entity name, None for names too short to count; cached across
+    questions, since the same entities come back question after question."""
+    folded = _fold(entity_name).strip()
+    if len(folded) < _MIN_NAME_CHARS:
+        return None
+    if CJK_RE.search(folded):
+        return True, folded
+    tokens = name_tokens(entity_name)
+    return (False, f" {' '.join(tokens)} ") if tokens else None
 
 
 def mention_weight(named: bool, mention_count: int, rank: int) -> float:

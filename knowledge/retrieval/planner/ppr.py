@@ -18,6 +18,16 @@ def personalized_pagerank_many(nodes: Iterable[Hashable], edges: Iterable[tuple[
                                damping: float) -> dict[Hashable, dict[Hashable, float]]:
     """For each restart distribution: the stationary mass of a walk that follows a (weighted, undirected) edge
     with probability ``damping`` and otherwise restarts. Distributions without mass on a node give {}."""
+    order, masses = personalized_pagerank_arrays(nodes, edges, personalizations, damping)
+    return {key: {node: float(row[i]) for i, node in enumerate(order)} if row is not None else {}
+            for key, row in masses.items()}
+
+
+def personalized_pagerank_arrays(nodes: Iterable[Hashable], edges: Iterable[tuple[Hashable, Hashable, float]],
+                                 personalizations: Mapping[Hashable, Mapping[Hashable, float]], damping: float
+                                 ) -> tuple[list[Hashable], dict[Hashable, np.ndarray | None]]:
+    """``personalized_pagerank_many`` as arrays: the nodes in array order, and each distribution's masses in that
+    order (None for a distribution without mass on a node)."""
     if not 0.0 <= damping < 1.0:
         raise ValueError(f"ppr_damping must be in [0, 1), got {damping}")
     order = list(dict.fromkeys(nodes))
@@ -42,9 +52,9 @@ def personalized_pagerank_many(nodes: Iterable[Hashable], edges: Iterable[tuple[
         if vector.sum() > 0:
             keys.append(key)
             restarts.append(vector / vector.sum())
-    results: dict[Hashable, dict[Hashable, float]] = {key: {} for key in personalizations}
+    results: dict[Hashable, np.ndarray | None] = {key: None for key in personalizations}
     if not keys:
-        return results
+        return order, results
     size = len(order)
     adjacency = sparse.csr_array((np.array(weights, dtype=float), (np.array(rows, dtype=np.int64),
                                   np.array(cols, dtype=np.int64))), shape=(size, size))  # duplicates summed
@@ -52,17 +62,18 @@ def personalized_pagerank_many(nodes: Iterable[Hashable], edges: Iterable[tuple[
     dangling = out_weight == 0
     inverse = np.divide(1.0, out_weight, out=np.zeros_like(out_weight), where=~dangling)
     transition = adjacency.multiply(inverse[:, None]).tocsr()  # row-stochastic where a row has edges
+    backward = transition.T
     restart = np.vstack(restarts)  # one row per distribution
     mass = restart.copy()
     for _ in range(MAX_ITERATIONS):
         previous = mass
         lost = damping * previous[:, dangling].sum(axis=1, keepdims=True)
-        mass = damping * (transition.T @ previous.T).T + (lost + (1.0 - damping)) * restart
+        mass = damping * (backward @ previous.T).T + (lost + (1.0 - damping)) * restart
         if np.abs(mass - previous).sum(axis=1).max() < len(order) * TOLERANCE:
             break
     for key, row in zip(keys, mass):
-        results[key] = {node: float(row[i]) for i, node in enumerate(order)}
-    return results
+        results[key] = row
+    return order, results
 
 
 def personalized_pagerank(nodes: Iterable[Hashable], edges: Iterable[tuple[Hashable, Hashable, float]],

@@ -6,27 +6,47 @@ them apart tells how much of an entity's mass arrives from *other* corpora, i.e.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Mapping
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
 from uuid import UUID
+
+import numpy as np
 
 from knowledge.retrieval.planner.context import SeedEntity
 from knowledge.retrieval.planner.entity_graph import EntityGraph
-from knowledge.retrieval.planner.ppr import personalized_pagerank_many
+from knowledge.retrieval.planner.ppr import personalized_pagerank_arrays
 
 
-@dataclass(frozen=True)
+@dataclass
 class Walk:
     groups: Mapping[int, int]                      # entity -> its same-entity group
-    by_source: Mapping[UUID, Mapping[int, float]]  # source corpus -> group -> mass (all sources sum to 1)
+    index: Mapping[int, int]                       # group -> its place in the mass arrays
+    by_source: Mapping[UUID, np.ndarray]           # source corpus -> mass of every group (all sources sum to 1)
+    total: np.ndarray = field(init=False)
+    _others: dict[UUID, np.ndarray] = field(default_factory=dict)  # by_source summed without one corpus
+
+    def __post_init__(self) -> None:
+        self.total = self._sum(self.by_source.values())
+
+    def _sum(self, arrays: Iterable[np.ndarray]) -> np.ndarray:
+        total = np.zeros(len(self.index))  # added one source after the other, as a sum() of the floats would
+        for masses in arrays:
+            total = total + masses
+        return total
 
     def mass(self, entity_id: int) -> float:
-        group = self.groups[entity_id]
-        return sum(masses.get(group, 0.0) for masses in self.by_source.values())
+        return float(self.total[self.index[self.groups[entity_id]]])
+
+    def masses(self, entity_ids: Sequence[int]) -> dict[int, float]:
+        at = [self.index[self.groups[e]] for e in entity_ids]
+        return dict(zip(entity_ids, self.total[at].tolist()))
 
     def mass_from_other_corpora(self, entity_id: int, corpus_id: UUID) -> float:
-        group = self.groups[entity_id]
-        return sum(m.get(group, 0.0) for source, m in self.by_source.items() if source != corpus_id)
+        others = self._others.get(corpus_id)
+        if others is None:
+            others = self._others[corpus_id] = self._sum(m for source, m in self.by_source.items()
+                                                         if source != corpus_id)
+        return float(others[self.index[self.groups[entity_id]]])
 
 
 def walk_from_seeds(graph: EntityGraph, seeds: Mapping[int, SeedEntity], damping: float) -> Walk:
@@ -38,7 +58,7 @@ def walk_from_seeds(graph: EntityGraph, seeds: Mapping[int, SeedEntity], damping
             group = groups[entity.entity_id]
             per_group[group] = per_group.get(group, 0.0) + entity.weight
     total = sum(sum(p.values()) for p in restart.values())
-    ranks = personalized_pagerank_many(set(groups.values()), graph.weighted_edges(groups), restart, damping)
-    by_source = {corpus_id: {group: sum(restart[corpus_id].values()) / total * mass
-                             for group, mass in ranks[corpus_id].items()} for corpus_id in restart}
-    return Walk(groups=groups, by_source=by_source)
+    order, ranks = personalized_pagerank_arrays(set(groups.values()), graph.weighted_edges(groups), restart, damping)
+    by_source = {corpus_id: sum(restart[corpus_id].values()) / total * ranks[corpus_id] for corpus_id in restart
+                 if ranks[corpus_id] is not None}
+    return Walk(groups=groups, index={group: i for i, group in enumerate(order)}, by_source=by_source)
