@@ -89,18 +89,19 @@ async def build_entity_graph(seeds: Mapping[int, SeedEntity], bridges: Sequence[
             neighbourhoods = await fetch_neighbours(frontier)
             for entity_id in frontier:
                 parent = nodes[entity_id]
-                for neighbour in neighbourhoods.get(entity_id, ()):
-                    other = neighbour.entity_id
-                    if neighbour.corpus_id != parent.corpus_id or other == entity_id:
+                parent_corpus, parent_priority = parent.corpus_id, parent.priority
+                # unpacked: thousands of neighbours a search, and a named tuple's attributes cost a call each
+                for other, corpus_id, name, weight in neighbourhoods.get(entity_id, ()):
+                    if corpus_id != parent_corpus or other == entity_id:
                         continue  # relations never leave their corpus; only bridges cross
                     key = (entity_id, other) if entity_id < other else (other, entity_id)
-                    if neighbour.weight > edges.get(key, 0.0):
-                        edges[key] = neighbour.weight
+                    if weight > edges.get(key, 0.0):
+                        edges[key] = weight
                     if other not in nodes:
-                        priority = parent.priority * neighbour.weight
+                        priority = parent_priority * weight
                         current = candidates.get(other)
                         if current is None or priority > current.priority:
-                            candidates[other] = GraphNode(other, neighbour.corpus_id, neighbour.name, depth, priority)
+                            candidates[other] = GraphNode(other, corpus_id, name, depth, priority)
         for node in arrivals.get(depth, ()):
             current = candidates.get(node.entity_id)
             if node.entity_id not in nodes and (current is None or node.priority > current.priority):

@@ -14,6 +14,7 @@ whose evidence holds it with its number of positions; a question then touches on
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import struct
@@ -94,6 +95,7 @@ class RelationEvidence:
                 for relation_id, count in positions.items() for r in (relations[relation_id],)]
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a few hundred matches a question, over few distinct (count, length) pairs
 def cover_density_rank(matching_positions: int, length: int) -> float:
     """ts_rank_cd(vector, OR query, 1) of a vector of ``length`` positions, ``matching_positions`` of them query
     lexemes, as the float4 PostgreSQL returns."""
