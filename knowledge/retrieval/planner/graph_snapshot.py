@@ -63,15 +63,15 @@ class CorpusGraph:
     @property
     def rows(self) -> int:
         lists = (self.chunk_entities, self.neighbours, self.entity_chunks, self.canonical_members)
-        return (sum(len(v) for d in lists for v in d.values()) + len(self.hop_entities)
-                + self.relation_evidence.rows)
+        return (sum(len(v) for d in lists for v in d.values()) + self.relation_evidence.rows
+                + sum(1 + len(e.chunk_ids) for e in self.hop_entities.values()))
 
 
 def size_bound(mentions: int, relations: int, entities: int, lexemes: int) -> int:
-    """Most rows a corpus snapshot can hold: a row per (chunk, entity) and per (entity, chunk), both at most one
-    per mention, a neighbour row per end of a relation, a row per relation and one per POSTINGS_PER_ROW lexemes of
-    the evidence, and two rows per linked entity."""
-    return 2 * mentions + 3 * relations + -(-lexemes // POSTINGS_PER_ROW) + 2 * entities
+    """Most rows a corpus snapshot can hold: a row per (chunk, entity), per (entity, chunk) and per chunk of a
+    linked entity, each at most one per mention, a neighbour row per end of a relation, a row per relation and one
+    per POSTINGS_PER_ROW lexemes of the evidence, and two rows per linked entity."""
+    return 3 * mentions + 3 * relations + -(-lexemes // POSTINGS_PER_ROW) + 2 * entities
 
 
 async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -> CorpusGraph:
@@ -108,14 +108,12 @@ async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -
 
 
 async def _load_relation_evidence(db: Database, graph: CorpusGraph) -> None:
-    lexemes: dict[str, str] = {}  # one string per lexeme
     after_id = 0
     while True:
         async with db.scoped([graph.corpus_id]) as conn:
             records = await planner_queries.select_corpus_relation_evidence(conn, graph.corpus_id, after_id, _BATCH)
         for r in records:
-            graph.relation_evidence.add(r[0], Relation(r[1], r[2], r[3], r[6]),
-                                        (lexemes.setdefault(x, x) for x in r[4]), r[5])
+            graph.relation_evidence.add(r[0], Relation(r[1], r[2], r[3], r[6]), r[4], r[5])
         if len(records) < _BATCH:
             graph.relation_evidence.seal()
             return
