@@ -30,8 +30,9 @@ class PlannerSettings(BaseModel):
     timeout_seconds: float = 12.0
     ppr_damping: float = 0.5
     cache_size: int = 512
-    # rows of the per-corpus graph snapshots (seed chunk entities, neighbours, chunks of entities) held in memory,
-    # ~220 bytes each (a MuSiQue third, 700 chunks: 24k rows, 5 MB); corpora past it stay on SQL; 0: no snapshots
+    # rows of the per-corpus graph snapshots (seed chunk entities, neighbours, chunks of entities, relation evidence,
+    # entity hops) held in memory, ~300 bytes each (a MuSiQue third, 630 chunks: 50k rows, 15 MB); corpora past it
+    # stay on SQL; 0: no snapshots
     graph_snapshot_rows: int = 1_000_000
     # first stage of every corpus: "dense" (cosine order, the backbone of the final ranking) or "hybrid" (kb_rrf
     # dense + BM25; its BM25 side drags good dense rankings down on the multi-hop dev sets, see README benchmarks)
