@@ -113,7 +113,7 @@ async def _load_relation_evidence(db: Database, graph: CorpusGraph) -> None:
         async with db.scoped([graph.corpus_id]) as conn:
             records = await planner_queries.select_corpus_relation_evidence(conn, graph.corpus_id, after_id, _BATCH)
         for r in records:
-            graph.relation_evidence.add(r[0], Relation(r[1], r[2], r[3], r[6]), r[4], r[5])
+            graph.relation_evidence.add(Relation(r[0], r[1], r[2], r[3], r[6]), r[4], r[5])
         if len(records) < _BATCH:
             graph.relation_evidence.seal()
             return

@@ -10,7 +10,8 @@ The sum, the division and the final float4 are done in the order the C code does
 the last bit and ties break by relation id as there.
 
 A corpus's evidence is held as an inverted index: the relations of each entity, and for each lexeme the relations
-whose evidence holds it with its number of positions; a question then touches only its own lexemes' postings.
+whose evidence holds it with its number of positions (arrays of relation slots); a question then reads only its
+own lexemes' postings, masked by the relations of its entities.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import heapq
 import math
 import struct
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Collection, Iterable, NamedTuple
 from uuid import UUID
 
@@ -31,68 +33,71 @@ _COVER = 1.0 / (1.0 / _D_WEIGHT)  # Cpos of a one-position cover: 1 / sum of the
 
 
 class Relation(NamedTuple):
+    id: int
     source_entity_id: int
     target_entity_id: int
     relation_type: str
     length: int  # positions of the evidence vector (cnt_length)
 
 
-# a posting takes ~10 bytes (two array entries) against ~220 for a snapshot row: 16 postings count as a row
+# a posting takes ~8 bytes (two int32 array entries) against ~220 for a snapshot row: 16 postings count as a row
 POSTINGS_PER_ROW = 16
 
 
 @dataclass
 class RelationEvidence:
-    """One corpus's relations with a non-empty evidence vector."""
+    """One corpus's relations with a non-empty evidence vector, each in a slot (its index in ``relations``)."""
     corpus_id: UUID
-    relations: dict[int, Relation] = field(default_factory=dict)
-    by_entity: dict[int, list[int]] = field(default_factory=dict)  # entity -> ids of its relations
-    # lexeme -> (ids of the relations whose evidence holds it, its positions in each), arrays once loaded
+    relations: list[Relation] = field(default_factory=list)
+    by_entity: dict[int, list[int]] = field(default_factory=dict)  # entity -> slots of its relations
+    # lexeme -> (slots of the relations whose evidence holds it, its positions in each), arrays once sealed
     postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     _loading: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict)
 
     @property
     def rows(self) -> int:
-        postings = sum(len(ids) for ids, _ in self.postings.values())
+        postings = sum(len(slots) for slots, _ in self.postings.values())
         return len(self.relations) + -(-postings // POSTINGS_PER_ROW)
 
-    def add(self, relation_id: int, relation: Relation, lexemes: Iterable[str], position_counts: Iterable[int]) -> None:
-        self.relations[relation_id] = relation
-        self.by_entity.setdefault(relation.source_entity_id, []).append(relation_id)
+    def add(self, relation: Relation, lexemes: Iterable[str], position_counts: Iterable[int]) -> None:
+        slot = len(self.relations)
+        self.relations.append(relation)
+        self.by_entity.setdefault(relation.source_entity_id, []).append(slot)
         if relation.target_entity_id != relation.source_entity_id:
-            self.by_entity.setdefault(relation.target_entity_id, []).append(relation_id)
+            self.by_entity.setdefault(relation.target_entity_id, []).append(slot)
         for lexeme, count in zip(lexemes, position_counts):
-            ids, counts = self._loading.setdefault(lexeme, ([], []))
-            ids.append(relation_id)
+            slots, counts = self._loading.setdefault(lexeme, ([], []))
+            slots.append(slot)
             counts.append(count)
 
     def seal(self) -> None:
         """Turn the postings added into arrays (a tenth of the memory of dicts)."""
-        for lexeme, (ids, counts) in self._loading.items():
-            self.postings[lexeme] = (np.array(ids, dtype=np.int64), np.array(counts, dtype=np.int32))
+        for lexeme, (slots, counts) in self._loading.items():
+            self.postings[lexeme] = (np.array(slots, dtype=np.int32), np.array(counts, dtype=np.int32))
         self._loading.clear()
 
-    def matches(self, entity_ids: Iterable[int], query_lexemes: Collection[str]) -> list[RelationFact]:
-        """The relations of the entities whose evidence holds a query lexeme, with their ranks."""
-        touching: set[int] = set()
-        for entity_id in entity_ids:
-            touching.update(self.by_entity.get(entity_id, ()))
+    def matches(self, entity_ids: Iterable[int], query_lexemes: Collection[str], limit: int) -> list[RelationFact]:
+        """The ``limit`` best-ranked relations of the entities whose evidence holds a query lexeme."""
+        touching = list(chain.from_iterable(self.by_entity.get(e, ()) for e in entity_ids))
         if not touching:
             return []
-        wanted = np.fromiter(touching, dtype=np.int64, count=len(touching))
-        positions: dict[int, int] = {}
+        wanted = np.zeros(len(self.relations), dtype=bool)
+        wanted[touching] = True
+        positions = np.zeros(len(self.relations), dtype=np.int64)
+        matched = np.zeros(len(self.relations), dtype=bool)
         for lexeme in set(query_lexemes):
             posting = self.postings.get(lexeme)
-            if posting is None:
-                continue
-            ids, counts = posting
-            hit = np.isin(ids, wanted, assume_unique=True)
-            for relation_id, count in zip(ids[hit].tolist(), counts[hit].tolist()):
-                positions[relation_id] = positions.get(relation_id, 0) + count
+            if posting is not None:
+                slots, counts = posting
+                hit = wanted[slots]
+                positions[slots[hit]] += counts[hit]  # a relation holds a lexeme once: no repeated slot
+                matched[slots[hit]] = True
+        found = np.flatnonzero(matched).tolist()
         relations = self.relations
-        return [RelationFact(relation_id, self.corpus_id, r.source_entity_id, r.target_entity_id, r.relation_type,
-                             cover_density_rank(count, r.length))
-                for relation_id, count in positions.items() for r in (relations[relation_id],)]
+        ranked = [(-cover_density_rank(count, relations[slot].length), relations[slot].id, slot)
+                  for slot, count in zip(found, positions[found].tolist())]
+        return [RelationFact(r.id, self.corpus_id, r.source_entity_id, r.target_entity_id, r.relation_type, -score)
+                for score, _, slot in heapq.nsmallest(limit, ranked) for r in (relations[slot],)]
 
 
 @functools.lru_cache(maxsize=1 << 14)  # a few hundred matches a question, over few distinct (count, length) pairs
@@ -110,5 +115,5 @@ def rank_relation_facts(evidence: Iterable[RelationEvidence], entity_ids: Collec
                         query_lexemes: Collection[str], limit: int) -> list[RelationFact]:
     """The ``limit`` best-ranked relations of the entities whose evidence holds a query lexeme, best first, then by
     id (each corpus's relations touch only its own entities)."""
-    facts = [fact for corpus in evidence for fact in corpus.matches(entity_ids, query_lexemes)]
+    facts = [fact for corpus in evidence for fact in corpus.matches(entity_ids, query_lexemes, limit)]
     return heapq.nsmallest(limit, facts, key=lambda f: (-f.score, f.id))
