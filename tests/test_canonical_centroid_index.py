@@ -75,3 +75,16 @@ async def test_an_ingest_leaves_every_centroid_in_the_index(demo_app):
     async with kapp.db.connection() as conn:
         state = await q.count_centroids_by_index_state(conn)
     assert state.indexed > 0 and state.unindexed == 0
+
+
+async def test_a_rebuild_builds_serially_without_changing_the_sessions_setting(kapp):
+    # at the end of an ingest the build runs beside the communities: parallel workers would take both cores
+    rng = np.random.default_rng(22)
+    [corpus] = await corpora(kapp, "centroids")
+    async with kapp.db.connection() as conn:
+        before = await conn.fetchval("SHOW max_parallel_maintenance_workers")
+        await add_canonicals(conn, corpus.app_name, "serial", [random_unit(rng) for _ in range(3)])
+        async with conn.transaction():
+            assert await index_new_centroids(conn, ingest_finished=True) == "rebuilt"
+            assert await conn.fetchval("SHOW max_parallel_maintenance_workers") == "0"
+        assert await conn.fetchval("SHOW max_parallel_maintenance_workers") == before != "0"
