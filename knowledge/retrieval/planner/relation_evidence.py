@@ -40,7 +40,7 @@ class Relation(NamedTuple):
     length: int  # positions of the evidence vector (cnt_length)
 
 
-# a posting takes ~8 bytes (two int32 array entries) against ~220 for a snapshot row: 16 postings count as a row
+# a posting takes ~8 bytes (two int32 array entries) against ~300 for a snapshot row: 16 postings count as a row
 POSTINGS_PER_ROW = 16
 
 
