@@ -152,10 +152,10 @@ async def test_walk_merges_copies_of_one_entity_and_splits_mass_by_source_corpus
     graph = await build_entity_graph(seeds, bridges, 2, 100, fetch)
     walk = walk_from_seeds(graph, seeds, 0.5)
     assert walk.groups[50] == walk.groups[1]  # the two copies are one node
-    assert walk.mass(51) > 0
+    assert walk.masses([51])[51] > 0
     assert walk.mass_from_other_corpora(51, B) > 0  # reached from corpus A through the bridge
     assert walk.mass_from_other_corpora(9, B) == 0  # B's own seed, nothing from A reaches it
-    assert sum(walk.mass(e) for e in {1, 9, 51}) == pytest.approx(1.0)
+    assert sum(walk.masses([1, 9, 51]).values()) == pytest.approx(1.0)
 
 
 async def test_bridge_paths_start_at_primary_evidence_and_respect_depth():

@@ -34,9 +34,6 @@ class Walk:
             total = total + masses
         return total
 
-    def mass(self, entity_id: int) -> float:
-        return float(self.total[self.index[self.groups[entity_id]]])
-
     def masses(self, entity_ids: Sequence[int]) -> dict[int, float]:
         at = [self.index[self.groups[e]] for e in entity_ids]
         return dict(zip(entity_ids, self.total[at].tolist()))
