@@ -132,7 +132,7 @@ class KnowledgeApp:
         query = clean_text(query).text
         if not query.strip():
             return []
-        embedding = await offload.interactive(self.query_cache.embed_query, query)
+        embedding = await self.query_cache.embed(query)
         return await legacy_search(self.db, embedding, query, corpus_ids, accessible_corpus_ids, limit)
 
     async def rebuild_graph(self, corpus: Corpus) -> GraphBuildReport:

@@ -11,6 +11,7 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from config import get_settings
+from knowledge import offload
 from knowledge.heap import freeze_long_lived
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -156,12 +157,25 @@ class QueryEmbeddingCache:
         self.hits = 0
         self.misses = 0
 
-    def embed_query(self, text: str) -> np.ndarray:
+    def cached(self, text: str) -> np.ndarray | None:
+        """The cached embedding of ``text`` (a hit), or None without computing it."""
         with self._lock:
             if text in self._entries:
                 self._entries.move_to_end(text)
                 self.hits += 1
                 return self._entries[text]
+        return None
+
+    async def embed(self, text: str) -> np.ndarray:
+        """``embed_query`` for a coroutine: a hit on the event loop (a thread hop costs more than the lookup), the
+        model off it."""
+        cached = self.cached(text)
+        return cached if cached is not None else await offload.interactive(self.embed_query, text)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        cached = self.cached(text)
+        if cached is not None:
+            return cached
         vector = self.embedder.embed([text])[0]
         with self._lock:
             self.misses += 1

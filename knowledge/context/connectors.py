@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Protocol
 from uuid import UUID
 
-from knowledge import offload
 from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import context as context_queries
@@ -71,7 +70,7 @@ class UnsafeUnfilteredConnector:
         self.query_cache = query_cache
 
     async def search(self, request: ConnectorRequest) -> ConnectorResult:
-        embedding = await offload.interactive(self.query_cache.embed_query, request.query)
+        embedding = await self.query_cache.embed(request.query)
         async with self.db.connection() as conn:
             rows = await context_queries.unsafe_search_every_corpus(conn, embedding, request.limit)
             ids = list({r["corpus_id"] for r in rows})

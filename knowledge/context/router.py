@@ -282,7 +282,7 @@ class ContextRouter:
             context_routed_libraries.observe(0)
             return RoutingDecision(view.who, query, task, entities, [], [], gap)
         accessible = view.accessible_corpus_ids
-        query_vector = await offload.interactive(self.query_cache.embed_query, query)
+        query_vector = await self.query_cache.embed(query)
         stats, entity_hits, probes, profiles = await asyncio.gather(
             self._stats(accessible), self._entity_matches(accessible, entities),
             asyncio.gather(*(self.guard.search(query, c.corpus_ids, accessible, limit=self.settings.probe_limit,
@@ -398,7 +398,7 @@ class ContextRouter:
     async def _probe_bridge(self, c: LibraryScore, names: list[str], query: str, accessible: list[UUID]) -> None:
         """The second hop's probe: the question with the bridge entities named, in the library that holds them."""
         hop_query = f"{query} {' '.join(names)}"
-        hop_vector = await offload.interactive(self.query_cache.embed_query, hop_query)
+        hop_vector = await self.query_cache.embed(hop_query)
         probe = await self.guard.search(hop_query, c.corpus_ids, accessible, limit=self.settings.probe_limit,
                                         strict_scope=True)
         own = set(c.corpus_ids)
@@ -443,7 +443,7 @@ class ContextRouter:
         """Thin evidence in the corpora a request named itself."""
         if not guarded.searched_corpus_ids:
             return None
-        query_vector = await offload.interactive(self.query_cache.embed_query, query)
+        query_vector = await self.query_cache.embed(query)
         evidence = _cosine_max(query_vector, guarded.embeddings.values())
         if evidence >= self.settings.min_relevance:
             return None

@@ -16,7 +16,6 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
-from knowledge import offload
 from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import chunks as chunk_queries
@@ -106,7 +105,7 @@ async def search_knowledge_graph_global(db: Database, query_cache: QueryEmbeddin
     scope = effective_scope(None if corpus_ids is None else list(corpus_ids), list(accessible_corpus_ids))
     if scope.is_empty or not query.strip():
         return GlobalSearchResult(query, "empty", rejected_corpus_ids=list(scope.rejected))
-    embedding = await offload.interactive(query_cache.embed_query, query)
+    embedding = await query_cache.embed(query)
     async with db.scoped(scope.effective) as conn:
         rows = await gq.search_communities(conn, embedding, segment_for_search(query), scope.effective,
                                            limit * CANDIDATES_PER_LIMIT)

@@ -18,7 +18,6 @@ from uuid import UUID
 import asyncpg
 
 from config import Settings
-from knowledge import offload
 from knowledge.db.database import Database
 from knowledge.db.queries import planner as planner_queries
 from knowledge.embedding import QueryEmbeddingCache
@@ -100,7 +99,7 @@ class UnifiedRetrievalService:
 
     async def _legacy_hits(self, query: str, scope: Scope, limit: int) -> tuple[list[SearchHit], StageTrace]:
         started = time.perf_counter()
-        embedding = await offload.interactive(self.query_cache.embed_query, query)
+        embedding = await self.query_cache.embed(query)
         hits = await legacy_search(self.db, embedding, query, scope.effective, scope.effective, limit)
         return hits, StageTrace("legacy", time.perf_counter() - started, {"hits": len(hits)})
 
@@ -143,6 +142,9 @@ class UnifiedRetrievalService:
         except Exception as exc:  # noqa: BLE001 - e.g. the corpus lookup before the first stage
             return await self._fallback(query, kind, scope, limit, state, "internal",
                                         f"{type(exc).__name__}: {exc}")
+        finally:
+            if state is not None:
+                await state.close()
         return RetrievalResponse(hits=state.hits, mode="planner", query_kind=kind.value,
                                  graph_expansion=state.request.expand, bridges=_bridges_of(state.hits),
                                  trace=state.trace)

@@ -91,13 +91,13 @@ async def dense_search(conn: asyncpg.Connection, embedding: np.ndarray, corpus_i
 
 async def dense_search_each(conn: asyncpg.Connection, embedding: np.ndarray, corpus_ids: Sequence[UUID],
                             limit: int) -> list[asyncpg.Record]:
-    """The ``limit`` nearest chunks of every corpus, in one round trip. Rows: id, corpus_id, source_uri, score
-    (cosine similarity), nearest first within each corpus."""
+    """The ``limit`` nearest chunks of every corpus, in one round trip. Rows: id, corpus_id, content, source_uri,
+    metadata, score (cosine similarity, as select_scored_chunks computes it), nearest first within each corpus."""
     return await conn.fetch(
-        """SELECT k.id, c.corpus_id, k.source_uri, k.score
+        """SELECT k.id, c.corpus_id, k.content, k.source_uri, k.metadata, k.score
            FROM unnest($2::uuid[]) WITH ORDINALITY AS c(corpus_id, n)
            CROSS JOIN LATERAL (
-               SELECT id, source_uri, (1 - (embedding <=> $1))::float8 AS score FROM knowledge
+               SELECT id, content, source_uri, metadata, (1 - (embedding <=> $1))::float8 AS score FROM knowledge
                WHERE corpus_id = c.corpus_id ORDER BY embedding <=> $1 LIMIT $3
            ) k
            ORDER BY c.n, k.score DESC, k.id""",

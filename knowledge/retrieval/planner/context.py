@@ -1,6 +1,7 @@
 """What one planner run knows: the request and what each stage found."""
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Mapping
 from uuid import UUID
@@ -92,7 +93,10 @@ class Candidate:
 class PlanState:
     request: PlanRequest
     embedding: np.ndarray | None = None
+    query_lexemes: asyncio.Future[list[str]] | None = None  # read beside the embedding and seeds when expanding
     seeds: dict[UUID, list[SeedHit]] = field(default_factory=dict)
+    # chunk id -> the row select_scored_chunks would return, for chunks already read (the dense seeds): not read again
+    scored_rows: dict[int, Mapping] = field(default_factory=dict)
     seed_entities: dict[int, SeedEntity] = field(default_factory=dict)
     bridges: list[EntityBridge] = field(default_factory=list)
     expansion: list[ExpandedChunk] = field(default_factory=list)
@@ -100,6 +104,12 @@ class PlanState:
     candidates: list[Candidate] = field(default_factory=list)
     hits: list[SearchHit] = field(default_factory=list)
     trace: list[StageTrace] = field(default_factory=list)
+
+    async def close(self) -> None:
+        """Cancel what was read ahead and not used (a stage failed or timed out before it)."""
+        if self.query_lexemes is not None and not self.query_lexemes.done():
+            self.query_lexemes.cancel()
+            await asyncio.gather(self.query_lexemes, return_exceptions=True)
 
     def primary_chunk_ids(self) -> set[int]:
         """Chunks a direct search of their own corpus shows within the requested limit."""

@@ -82,15 +82,20 @@ class GraphReads:
         return entity_chunks(await self._sql(conn, scope, lambda c: planner_queries.select_chunk_ids_for_entities(
             c, entity_ids, scope, limit_per_entity)))
 
+    async def query_lexemes(self, query_text: str) -> list[str]:
+        """The lexemes the relation facts are matched on (a function of the text alone, no table read)."""
+        async with self.db.connection() as owner:
+            return await planner_queries.select_query_lexemes(owner, query_text)
+
     async def relation_facts(self, entity_ids: Sequence[int], scope: Sequence[UUID], query_text: str, limit: int,
-                             conn: asyncpg.Connection | None = None) -> list[RelationFact]:
+                             conn: asyncpg.Connection | None = None,
+                             lexemes: Awaitable[list[str]] | None = None) -> list[RelationFact]:
         """planner_queries.select_relation_facts: the relations of the entities whose evidence matches the query's
-        words, best first. From the snapshots only the query's lexemes are read (a function of the text alone)."""
+        words, best first. From the snapshots only the query's lexemes are read (``lexemes``: already being read)."""
         graphs = self._snapshot(scope)
         if graphs is not None:
-            async with self.db.connection() as owner:
-                lexemes = await planner_queries.select_query_lexemes(owner, query_text)
-            return rank_relation_facts([g.relation_evidence for g in graphs], entity_ids, lexemes, limit)
+            words = await (lexemes if lexemes is not None else self.query_lexemes(query_text))
+            return rank_relation_facts([g.relation_evidence for g in graphs], entity_ids, words, limit)
         return relation_facts(await self._sql(conn, scope, lambda c: planner_queries.select_relation_facts(
             c, entity_ids, scope, query_text, limit)))
 

@@ -4,14 +4,16 @@
 whole-pipeline timeout. The embedding stays outside that bound because in a fresh process (every CLI
 search) it includes loading the model, a one-off cost of seconds that is not retrieval latency.
 Entity hops read only the seeds, so they run beside the cross-corpus chain (seed entities, bridges,
-expansion) on a connection of their own; the trace keeps the stages' declared order.
+expansion) on a connection of their own; the trace keeps the stages' declared order. When the plan expands,
+``prepare`` also starts reading the query's lexemes (which the seed entities' relation facts need), so that round
+trip runs beside the embedding and the seeds instead of after them.
 """
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import time
-from typing import Sequence
+from typing import Awaitable, Callable, Sequence
 
 from config import Settings
 from knowledge.db.database import Database
@@ -43,6 +45,7 @@ BESIDE_GRAPH_CHAIN = "entity_hops"
 class HybridPlanner:
     embed: Stage
     stages: tuple[Stage, ...]
+    query_lexemes: Callable[[str], Awaitable[list[str]]] | None = None
 
     @classmethod
     def default(cls, db: Database, query_cache: QueryEmbeddingCache, neighbourhoods: NeighbourhoodCache,
@@ -57,7 +60,7 @@ class HybridPlanner:
             EntityHopStage(db, settings.planner, reads),
             FusionStage(settings.planner),
             RerankStage(db, OfflineCrossEncoder.detect(), settings.planner),
-        ))
+        ), reads.query_lexemes)
         faulty = settings.planner.fault_inject_stage
         return planner.replacing(faulty, FailingStage(planner.stage(faulty))) if faulty else planner
 
@@ -76,10 +79,12 @@ class HybridPlanner:
         """A planner with the stage called ``name`` swapped for ``stage`` (same position)."""
         self.stage(name)
         if name == self.embed.name:
-            return HybridPlanner(stage, self.stages)
-        return HybridPlanner(self.embed, tuple(stage if s.name == name else s for s in self.stages))
+            return dataclasses.replace(self, embed=stage)
+        return dataclasses.replace(self, stages=tuple(stage if s.name == name else s for s in self.stages))
 
     async def prepare(self, state: PlanState) -> None:
+        if state.request.expand and self.query_lexemes is not None:
+            state.query_lexemes = asyncio.ensure_future(self.query_lexemes(state.request.query))
         await self._run_stage(self.embed, state)
 
     async def run(self, state: PlanState) -> None:

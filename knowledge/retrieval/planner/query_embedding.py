@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge import offload
 from knowledge.embedding import QueryEmbeddingCache
 from knowledge.retrieval.planner.context import PlanState
 
@@ -16,5 +15,5 @@ class QueryEmbeddingStage:
         self.query_cache = query_cache
 
     async def run(self, state: PlanState) -> dict[str, Any]:
-        state.embedding = await offload.interactive(self.query_cache.embed_query, state.request.query)
+        state.embedding = await self.query_cache.embed(state.request.query)
         return {"dimension": int(state.embedding.shape[0])}

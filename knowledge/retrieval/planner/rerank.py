@@ -148,11 +148,13 @@ class RerankStage:
         request = state.request
         scope = request.expansion_scope
         effective = set(request.effective)
-        async with self.db.scoped(scope) as conn:
-            rows = await chunk_queries.select_scored_chunks(conn, [c.chunk_id for c in state.candidates], scope,
-                                                            state.embedding)
         allowed = set(scope)
-        by_id = {r["id"]: r for r in rows if r["corpus_id"] in allowed}
+        by_id = {chunk_id: row for chunk_id, row in state.scored_rows.items() if row["corpus_id"] in allowed}
+        unread = [c.chunk_id for c in state.candidates if c.chunk_id not in by_id]
+        if unread:
+            async with self.db.scoped(scope) as conn:
+                rows = await chunk_queries.select_scored_chunks(conn, unread, scope, state.embedding)
+            by_id.update((r["id"], r) for r in rows if r["corpus_id"] in allowed)
         primary = state.primary_chunk_ids()
         pool: list[tuple[Candidate, Any, bool]] = []
         for candidate in state.candidates:

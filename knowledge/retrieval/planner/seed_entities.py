@@ -35,7 +35,8 @@ class SeedEntityStage:
                       and row.corpus_id == seed.corpus_id and row.degree <= hub_degree]
             primary_entities = list(dict.fromkeys(row.entity_id for row, seed in usable if seed.chunk_id in primary))
             reading = asyncio.ensure_future(self.reads.relation_facts(
-                primary_entities, effective, state.request.query, FACT_SEEDS, conn)) if primary_entities else None
+                primary_entities, effective, state.request.query, FACT_SEEDS, conn, state.query_lexemes)
+            ) if primary_entities else None
             try:
                 entities = _weighed_entities(usable, primary, QueryNames(state.request.query))
                 facts = await reading if reading is not None else []

@@ -38,6 +38,7 @@ class SeedStage:
             rows = await chunk_queries.dense_search_each(conn, state.embedding, effective,
                                                          self.settings.per_corpus_limit)
         seeds: dict[UUID, list[SeedHit]] = {c: [] for c in effective}
+        state.scored_rows = {r["id"]: r for r in rows}  # what the rerank reads of a chunk
         for r in rows:
             hits = seeds[r["corpus_id"]]
             hits.append(SeedHit(chunk_id=r["id"], corpus_id=r["corpus_id"], rank=len(hits) + 1,
