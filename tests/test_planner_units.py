@@ -8,12 +8,12 @@ import pytest
 
 from knowledge.retrieval.planner.context import Candidate, SeedEntity
 from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder, installed_cross_encoder
-from knowledge.retrieval.planner.entity_graph import Neighbour, build_entity_graph
+from knowledge.retrieval.planner.entity_graph import EntityGraph, GraphNode, Neighbour, build_entity_graph
 from knowledge.retrieval.planner.explain import bridge_lines, explain_lines
 from knowledge.retrieval.planner.fusion import reciprocal_rank_fusion
 from knowledge.retrieval.planner.graph_rows import RelationFact
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
-from knowledge.retrieval.planner.paths import bridge_origins
+from knowledge.retrieval.planner.paths import bridge_origins, origin_key
 from knowledge.retrieval.planner.personalization import QueryNames, add_fact_weights, mention_weight
 from knowledge.retrieval.planner.ppr import personalized_pagerank, personalized_pagerank_many
 from knowledge.retrieval.planner.rerank import Scored, reserved_slots, select_results
@@ -173,6 +173,35 @@ async def test_bridge_paths_start_at_primary_evidence_and_respect_depth():
     assert 51 not in bridge_origins(graph, seeds, max_depth=1)
     only = bridge_origins(graph, seeds, max_depth=2, wanted={51})
     assert set(only) == {51} and only[51] == origins[51]
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 3])
+def test_bridge_origins_match_a_breadth_first_search_of_the_whole_graph(max_depth):
+    """Random graphs where one entity is the target of several bridges of different lengths: every entity gets the
+    origin a shortest-path search over all relation edges gives it."""
+    rng = random.Random(max_depth)
+    for _ in range(30):
+        nodes = {e: GraphNode(e, B, f"e{e}", 1, 1.0) for e in range(100, 140)}
+        edges = {tuple(sorted(rng.sample(range(100, 140), 2))): 1.0 for _ in range(60)}
+        seeds = {e: seed(e, A, weight=rng.random(), primary=rng.random() < 0.8) for e in range(1, 6)}
+        targets = rng.sample(range(100, 140), 4)
+        bridges = [Bridge(i, f"c{i}", rng.choice(list(seeds)), A, rng.choice(targets), B, hops=rng.choice([1, 2]),
+                          confidence=rng.random()) for i in range(8)]
+        graph = EntityGraph(nodes={**nodes}, relation_edges=edges, bridge_edges=[b for b in bridges
+                                                                                 if b.hops <= max_depth])
+        whole = nx.Graph(list(edges))
+        whole.add_nodes_from(nodes)
+        expected: dict[int, tuple] = {}
+        for bridge in graph.bridge_edges:
+            if not seeds[bridge.source_entity_id].primary:
+                continue
+            reached = nx.single_source_shortest_path_length(whole, bridge.target_entity_id,
+                                                            cutoff=max_depth - bridge.hops)
+            for entity, distance in reached.items():
+                key = origin_key(bridge.hops + distance, seeds[bridge.source_entity_id].weight, bridge)
+                expected[entity] = min(expected.get(entity, key), key)
+        origins = bridge_origins(graph, seeds, max_depth)
+        assert {e: o.sort_key() for e, o in origins.items()} == expected
 
 
 # ---------------------------------------------------------------- personalization

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Iterator, Mapping, NamedTuple, Sequence
+from itertools import chain
+from typing import Awaitable, Callable, Mapping, NamedTuple, Sequence
 from uuid import UUID
+
+import numpy as np
 
 from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
 
@@ -55,15 +58,19 @@ class EntityGraph:
                 parent[max(a, b)] = min(a, b)
         return {n: find(n) for n in self.nodes}
 
-    def weighted_edges(self, groups: Mapping[int, int]) -> Iterator[tuple[int, int, float]]:
-        """Relation edges and relation-path bridges between groups (edges inside a group are dropped)."""
-        for (a, b), weight in self.relation_edges.items():
-            if groups[a] != groups[b]:
-                yield groups[a], groups[b], weight
-        for bridge in self.bridge_edges:
-            a, b = groups[bridge.source_entity_id], groups[bridge.target_entity_id]
-            if a != b:
-                yield a, b, bridge.confidence
+    def edge_arrays(self, position: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Relation edges, then bridges, as rows of their two ends' ``position`` (every node has one), and their
+        weights. Copies of one entity share a position: an edge between them is a loop, which the walk skips."""
+        bridges = self.bridge_edges
+        ids = np.fromiter(chain(chain.from_iterable(self.relation_edges),
+                                chain.from_iterable((b.source_entity_id, b.target_entity_id) for b in bridges)),
+                          np.int64, 2 * (len(self.relation_edges) + len(bridges)))
+        weights = np.fromiter(chain(self.relation_edges.values(), (b.confidence for b in bridges)), float,
+                              len(self.relation_edges) + len(bridges))
+        known = np.fromiter(position, np.int64, len(position))
+        at = np.fromiter(position.values(), np.int64, len(position))
+        order = np.argsort(known)
+        return at[order][np.searchsorted(known[order], ids)].reshape(-1, 2), weights
 
 
 NeighbourFetch = Callable[[list[int]], Awaitable[Mapping[int, Sequence[Neighbour]]]]

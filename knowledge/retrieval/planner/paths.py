@@ -7,7 +7,7 @@ inside that corpus, never longer than ``max_depth`` hops in total.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Collection, Mapping
+from typing import Collection, Iterable, Mapping
 
 from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
 from knowledge.retrieval.planner.entity_graph import EntityGraph
@@ -39,14 +39,30 @@ def within(adjacency: Mapping[int, set[int]], start: int, cutoff: int) -> dict[i
     return distance
 
 
+def adjacency_near(edges: Iterable[tuple[int, int]], starts: Iterable[int], reach: int) -> dict[int, set[int]]:
+    """The relation neighbours of every entity fewer than ``reach`` hops from one of ``starts``: what a breadth-first
+    search from them up to ``reach`` hops reads (the graph's other entities are not looked at)."""
+    adjacency: dict[int, set[int]] = {}
+    level = set(starts)
+    edges = list(edges)
+    for _ in range(reach):
+        found: dict[int, set[int]] = {e: set() for e in level}
+        for a, b in edges:
+            if a in found:
+                found[a].add(b)
+            if b in found:
+                found[b].add(a)
+        adjacency |= found
+        level = {n for neighbours in found.values() for n in neighbours} - adjacency.keys()
+    return adjacency
+
+
 def bridge_origins(graph: EntityGraph, seeds: Mapping[int, SeedEntity], max_depth: int,
                    wanted: Collection[int] | None = None) -> dict[int, Origin]:
     """The best origin (fewest hops, then most relevant source) of every entity a bridge path reaches (only of
     the ``wanted`` ones when given: the expansion asks about the entities of its candidate chunks)."""
-    adjacency: dict[int, set[int]] = {}
-    for a, b in graph.relation_edges:
-        adjacency.setdefault(a, set()).add(b)
-        adjacency.setdefault(b, set()).add(a)
+    reach = max((max_depth - b.hops for b in graph.bridge_edges), default=0)
+    adjacency = adjacency_near(graph.relation_edges, {b.target_entity_id for b in graph.bridge_edges}, reach)
     best: dict[int, Origin] = {}
     keys: dict[int, tuple] = {}
     for bridge in graph.bridge_edges:

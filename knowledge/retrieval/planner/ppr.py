@@ -28,11 +28,9 @@ def personalized_pagerank_arrays(nodes: Iterable[Hashable], edges: Iterable[tupl
                                  ) -> tuple[list[Hashable], dict[Hashable, np.ndarray | None]]:
     """``personalized_pagerank_many`` as arrays: the nodes in array order, and each distribution's masses in that
     order (None for a distribution without mass on a node)."""
-    if not 0.0 <= damping < 1.0:
-        raise ValueError(f"ppr_damping must be in [0, 1), got {damping}")
     order = list(dict.fromkeys(nodes))
     index = {node: i for i, node in enumerate(order)}
-    rows, cols, weights = [], [], []
+    ends, weights = [], []
     for a, b, weight in edges:
         if a == b or weight <= 0:
             continue
@@ -40,12 +38,24 @@ def personalized_pagerank_arrays(nodes: Iterable[Hashable], edges: Iterable[tupl
             if node not in index:
                 index[node] = len(order)
                 order.append(node)
-        rows += (index[a], index[b])
-        cols += (index[b], index[a])
-        weights += (weight, weight)
+        ends.append((index[a], index[b]))
+        weights.append(weight)
+    pairs = np.array(ends, dtype=np.int64).reshape(-1, 2)
+    return order, pagerank_of_edge_arrays(index, pairs, np.array(weights, dtype=float), personalizations, damping)
+
+
+def pagerank_of_edge_arrays(index: Mapping[Hashable, int], ends: np.ndarray, weights: np.ndarray,
+                            personalizations: Mapping[Hashable, Mapping[Hashable, float]], damping: float
+                            ) -> dict[Hashable, np.ndarray | None]:
+    """The walk over the nodes of ``index`` (node -> array position, positions 0..n-1) and the undirected edges
+    ``ends`` (one row of two positions per edge, loops and weights <= 0 skipped) with ``weights``: each
+    distribution's masses by position, None for a distribution without mass on a node."""
+    if not 0.0 <= damping < 1.0:
+        raise ValueError(f"ppr_damping must be in [0, 1), got {damping}")
+    size = len(index)
     keys, restarts = [], []
     for key, personalization in personalizations.items():
-        vector = np.zeros(len(order))
+        vector = np.zeros(size)
         for node, weight in personalization.items():
             if node in index and weight > 0:
                 vector[index[node]] += weight
@@ -54,10 +64,13 @@ def personalized_pagerank_arrays(nodes: Iterable[Hashable], edges: Iterable[tupl
             restarts.append(vector / vector.sum())
     results: dict[Hashable, np.ndarray | None] = {key: None for key in personalizations}
     if not keys:
-        return order, results
-    size = len(order)
-    adjacency = sparse.csr_array((np.array(weights, dtype=float), (np.array(rows, dtype=np.int64),
-                                  np.array(cols, dtype=np.int64))), shape=(size, size))  # duplicates summed
+        return results
+    kept = (ends[:, 0] != ends[:, 1]) & (weights > 0)
+    ends, weights = ends[kept], weights[kept]
+    rows, cols = np.empty(2 * len(ends), dtype=np.int64), np.empty(2 * len(ends), dtype=np.int64)
+    rows[0::2], rows[1::2] = ends[:, 0], ends[:, 1]  # both directions, edge by edge
+    cols[0::2], cols[1::2] = ends[:, 1], ends[:, 0]
+    adjacency = sparse.csr_array((np.repeat(weights, 2), (rows, cols)), shape=(size, size))  # duplicates summed
     out_weight = np.asarray(adjacency.sum(axis=1)).ravel()
     dangling = out_weight == 0
     inverse = np.divide(1.0, out_weight, out=np.zeros_like(out_weight), where=~dangling)
@@ -69,11 +82,11 @@ def personalized_pagerank_arrays(nodes: Iterable[Hashable], edges: Iterable[tupl
         previous = mass
         lost = damping * previous[:, dangling].sum(axis=1, keepdims=True)
         mass = damping * (backward @ previous.T).T + (lost + (1.0 - damping)) * restart
-        if np.abs(mass - previous).sum(axis=1).max() < len(order) * TOLERANCE:
+        if np.abs(mass - previous).sum(axis=1).max() < size * TOLERANCE:
             break
     for key, row in zip(keys, mass):
         results[key] = row
-    return order, results
+    return results
 
 
 def personalized_pagerank(nodes: Iterable[Hashable], edges: Iterable[tuple[Hashable, Hashable, float]],

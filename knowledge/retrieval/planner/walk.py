@@ -14,7 +14,7 @@ import numpy as np
 
 from knowledge.retrieval.planner.context import SeedEntity
 from knowledge.retrieval.planner.entity_graph import EntityGraph
-from knowledge.retrieval.planner.ppr import personalized_pagerank_arrays
+from knowledge.retrieval.planner.ppr import pagerank_of_edge_arrays
 
 
 @dataclass
@@ -55,7 +55,9 @@ def walk_from_seeds(graph: EntityGraph, seeds: Mapping[int, SeedEntity], damping
             group = groups[entity.entity_id]
             per_group[group] = per_group.get(group, 0.0) + entity.weight
     total = sum(sum(p.values()) for p in restart.values())
-    order, ranks = personalized_pagerank_arrays(set(groups.values()), graph.weighted_edges(groups), restart, damping)
+    index = {group: i for i, group in enumerate(set(groups.values()))}
+    ends, weights = graph.edge_arrays({entity: index[group] for entity, group in groups.items()})
+    ranks = pagerank_of_edge_arrays(index, ends, weights, restart, damping)
     by_source = {corpus_id: sum(restart[corpus_id].values()) / total * ranks[corpus_id] for corpus_id in restart
                  if ranks[corpus_id] is not None}
-    return Walk(groups=groups, index={group: i for i, group in enumerate(order)}, by_source=by_source)
+    return Walk(groups=groups, index=index, by_source=by_source)
