@@ -7,6 +7,7 @@ per hop, the most promising first (parent priority x edge weight).
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Awaitable, Callable, Mapping, NamedTuple, Sequence
@@ -52,11 +53,16 @@ class EntityGraph:
                 n = parent[n]
             return n
 
+        merged = set()
         for bridge in self.bridge_edges:
             if bridge.bridge_type == SHARED_ENTITY:
                 a, b = find(bridge.source_entity_id), find(bridge.target_entity_id)
                 parent[max(a, b)] = min(a, b)
-        return {n: find(n) for n in self.nodes}
+                merged.update((bridge.source_entity_id, bridge.target_entity_id))
+        groups = dict(parent)
+        for n in merged:  # every other node is its own group
+            groups[n] = find(n)
+        return groups
 
     def edge_arrays(self, position: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
         """Relation edges, then bridges, as rows of their two ends' ``position`` (every node has one), and their
@@ -91,9 +97,12 @@ async def build_entity_graph(seeds: Mapping[int, SeedEntity], bridges: Sequence[
     graph = EntityGraph(nodes=nodes, relation_edges={}, bridge_edges=[])
     frontier = list(nodes)
     for depth in range(1, max_depth + 1):
-        candidates: dict[int, GraphNode] = {}
+        # candidate -> its best priority so far, and the corpus and name it came with (the first of equal priority)
+        priority_of: dict[int, float] = {}
+        came_with: dict[int, tuple[UUID, str]] = {}
         if frontier:
             neighbourhoods = await fetch_neighbours(frontier)
+            edge_weight, best_priority = edges.get, priority_of.get
             for entity_id in frontier:
                 parent = nodes[entity_id]
                 parent_corpus, parent_priority = parent.corpus_id, parent.priority
@@ -102,22 +111,22 @@ async def build_entity_graph(seeds: Mapping[int, SeedEntity], bridges: Sequence[
                     if corpus_id != parent_corpus or other == entity_id:
                         continue  # relations never leave their corpus; only bridges cross
                     key = (entity_id, other) if entity_id < other else (other, entity_id)
-                    if weight > edges.get(key, 0.0):
+                    if weight > edge_weight(key, 0.0):
                         edges[key] = weight
                     if other not in nodes:
                         priority = parent_priority * weight
-                        current = candidates.get(other)
-                        if current is None or priority > current.priority:
-                            candidates[other] = GraphNode(other, corpus_id, name, depth, priority)
+                        if priority > best_priority(other, -math.inf):
+                            priority_of[other] = priority
+                            came_with[other] = corpus_id, name
         for node in arrivals.get(depth, ()):
-            current = candidates.get(node.entity_id)
-            if node.entity_id not in nodes and (current is None or node.priority > current.priority):
-                candidates[node.entity_id] = node
-        chosen = heapq.nsmallest(per_hop, candidates.values(), key=lambda n: (-n.priority, n.entity_id))
-        for node in chosen:
-            nodes[node.entity_id] = node
+            if node.entity_id not in nodes and node.priority > priority_of.get(node.entity_id, -math.inf):
+                priority_of[node.entity_id] = node.priority
+                came_with[node.entity_id] = node.corpus_id, node.name
+        chosen = heapq.nsmallest(per_hop, priority_of, key=lambda e: (-priority_of[e], e))
+        for entity_id in chosen:
+            nodes[entity_id] = GraphNode(entity_id, *came_with[entity_id], depth, priority_of[entity_id])
         graph.added_per_hop.append(len(chosen))
-        frontier = [n.entity_id for n in chosen]
+        frontier = chosen
     graph.relation_edges = {k: w for k, w in edges.items() if k[0] in nodes and k[1] in nodes}  # weights > 0
     graph.bridge_edges = [b for b in usable_bridges if b.target_entity_id in nodes and b.confidence > 0]
     return graph

@@ -130,8 +130,14 @@ class GraphReads:
         graphs = self._snapshot(scope)
         if graphs is not None:
             found: dict[int, list[Neighbour]] = {}
+            lookups = [g.neighbours.get for g in graphs]
             for entity_id in entity_ids:
-                found[entity_id] = next((g.neighbours[entity_id] for g in graphs if entity_id in g.neighbours), [])
+                for lookup in lookups:  # an entity belongs to one corpus
+                    if (neighbours := lookup(entity_id)) is not None:
+                        found[entity_id] = neighbours
+                        break
+                else:
+                    found[entity_id] = []
             return found
 
         async def load(reader: asyncpg.Connection, ids: list[int]) -> dict[int, list[Neighbour]]:
