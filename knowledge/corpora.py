@@ -106,3 +106,19 @@ class CorpusRegistry:
         async with self.db.connection() as conn:
             rows = await q.select_corpora_by_ids(conn, ids)
         return [Corpus.from_record(r) for r in rows if r["app_name"] == self.app_name]
+
+
+class KnownCorpora:
+    """Corpora by id, each read once: the application never renames or deletes a corpus (its row changes only in
+    ``updated_at``, which Corpus does not carry), so a corpus once found stays as found. Ids not found are asked
+    again every time, so a corpus another process creates is seen at once."""
+
+    def __init__(self, db: Database) -> None:
+        self.registry = CorpusRegistry(db)
+        self._found: dict[UUID, Corpus] = {}
+
+    async def by_ids(self, ids: Sequence[UUID]) -> dict[UUID, Corpus]:
+        missing = [i for i in ids if i not in self._found]
+        if missing:
+            self._found.update((c.id, c) for c in await self.registry.by_ids(missing))
+        return {i: self._found[i] for i in ids if i in self._found}

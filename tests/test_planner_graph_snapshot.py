@@ -3,10 +3,13 @@ reads exactly as the named queries do under every scope, give a scope nothing of
 dropped by an ingest, and spare the stages their SQL once loaded."""
 from itertools import combinations
 
+import numpy as np
+
 import pytest
 
 from knowledge.db.database import Database
 from knowledge.db.queries import canonical as canonical_queries
+from knowledge.db.queries import chunks as chunk_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.ingest.documents import documents_from_texts
 from knowledge.retrieval.planner.graph_reads import GraphReads, read_limits
@@ -108,6 +111,23 @@ async def test_snapshot_answers_are_the_queries_answers_under_every_scope(demo_a
         assert {r.corpus_id for r in seed_rows + chunk_rows} <= set(scope)
         assert {n[1] for found in expected.values() for n in found} <= set(scope)
         assert seed_rows and chunk_rows and any(expected.values())
+        await _scored_chunks_are_the_querys(kapp, reads, chunks, scope)
+
+
+async def _scored_chunks_are_the_querys(kapp, reads: GraphReads, chunks: list[int], scope) -> None:
+    """The rerank's rows: the same chunks, text and metadata as select_scored_chunks, the cosine within float
+    rounding (pgvector sums its products in another order); nothing of a corpus outside the scope."""
+    for question in QUESTIONS[:3]:
+        embedding = kapp.query_cache.embed_query(question)
+        async with kapp.db.scoped(scope) as conn:
+            expected = {r["id"]: r for r in await chunk_queries.select_scored_chunks(conn, chunks, scope, embedding)}
+        served = {r["id"]: r for r in await reads.scored_chunks(chunks, scope, embedding)}
+        assert expected and served.keys() == expected.keys()
+        for chunk_id, row in served.items():
+            assert {k: row[k] for k in ("corpus_id", "content", "source_uri", "metadata")} == \
+                {k: expected[chunk_id][k] for k in ("corpus_id", "content", "source_uri", "metadata")}
+        assert np.allclose([served[c]["score"] for c in expected], [expected[c]["score"] for c in expected],
+                           rtol=0, atol=1e-6)
 
 
 async def test_a_scope_with_an_unloaded_corpus_reads_sql(demo_app):
@@ -167,6 +187,8 @@ async def test_served_snapshots_need_no_database(demo_app):
     served = GraphReads(gone, kapp.settings, NeighbourhoodCache(0), snapshots)
     assert await served.neighbours(entities, ids) == await live.neighbours(entities, ids)
     assert await served.seed_chunk_entities(chunks, ids) == await live.seed_chunk_entities(chunks, ids)
+    embedding = kapp.query_cache.embed_query(QUESTION)
+    assert len(await served.scored_chunks(chunks, ids, embedding)) == len(chunks)
     async with served.transaction(ids) as conn:
         assert conn is None  # the expansion opens no transaction
 

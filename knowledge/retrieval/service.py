@@ -24,7 +24,8 @@ from knowledge.embedding import QueryEmbeddingCache
 from knowledge.metrics import (cross_corpus_expansion_total, cross_corpus_path_length, observe_planner_run,
                                planner_fallback_total, planner_requests_total)
 from knowledge.pg_text import clean_text
-from knowledge.retrieval.legacy import corpora_by_id, legacy_search
+from knowledge.corpora import KnownCorpora
+from knowledge.retrieval.legacy import legacy_search
 from knowledge.retrieval.planner import HybridPlanner, NeighbourhoodCache, PlanRequest, PlanState, StageFailed
 from knowledge.retrieval.planner.graph_reads import read_limits
 from knowledge.retrieval.planner.run_log import record_run
@@ -44,6 +45,7 @@ class UnifiedRetrievalService:
         self.db = db
         self.settings = settings or db.settings
         self.query_cache = query_cache
+        self.corpora = KnownCorpora(db)
         self.neighbourhoods = NeighbourhoodCache(self.settings.planner.cache_size)
         self.graph_snapshots = graph_snapshots or GraphSnapshots(db, read_limits(self.settings),
                                                                  self.settings.planner.graph_snapshot_rows)
@@ -119,7 +121,7 @@ class UnifiedRetrievalService:
         else:
             unmentioned = (parse_corpus_id(a) for a in accessible)
             reachable = list(dict.fromkeys([*scope.effective, *(c for c in unmentioned if c is not None)]))
-        corpora = await corpora_by_id(self.db, reachable)
+        corpora = await self.corpora.by_ids(reachable)
         effective = tuple(c for c in scope.effective if c in corpora)
         expansion_scope = tuple(c for c in reachable if c in corpora)
         return PlanRequest(query=query, kind=kind, effective=effective, expansion_scope=expansion_scope,

@@ -116,6 +116,17 @@ async def select_scored_chunks(conn: asyncpg.Connection, chunk_ids: Sequence[int
     )
 
 
+async def select_chunks_with_embeddings(conn: asyncpg.Connection, chunk_ids: Sequence[int],
+                                        corpus_ids: Sequence[UUID]) -> list[asyncpg.Record]:
+    """The chunks with their embeddings, by id (what the planner's corpus snapshots keep to score them in memory).
+    Rows: id, corpus_id, content, source_uri, metadata, embedding."""
+    return await conn.fetch(
+        """SELECT id, corpus_id, content, source_uri, metadata, embedding
+           FROM knowledge WHERE id = ANY($1::bigint[]) AND corpus_id = ANY($2::uuid[]) ORDER BY id""",
+        list(chunk_ids), list(corpus_ids),
+    )
+
+
 async def keyword_search(conn: asyncpg.Connection, query_text: str, corpus_ids: Sequence[UUID],
                          limit: int) -> list[asyncpg.Record]:
     return await conn.fetch(

@@ -114,16 +114,21 @@ async def select_corpus_mentioned_chunk_ids(conn: asyncpg.Connection, corpus_id:
     return [r[0] for r in rows]
 
 
-async def select_corpus_graph_size(conn: asyncpg.Connection, corpus_id: UUID) -> tuple[int, int, int, int]:
-    """(mentions, relations, entities, evidence lexemes) of the corpus: bounds the rows of its graph snapshot
-    before it is read."""
+async def select_corpus_graph_size(conn: asyncpg.Connection, corpus_id: UUID) -> tuple[int, ...]:
+    """(mentions, relations, entities, evidence lexemes, mentioned chunks, bytes of their text and vectors) of the
+    corpus: bounds the rows of its graph snapshot before it is read."""
     row = await conn.fetchrow(
         """SELECT (SELECT count(*) FROM kg_entity_mention WHERE corpus_id = $1) AS mentions,
                   (SELECT count(*) FROM kg_relation WHERE corpus_id = $1) AS relations,
                   (SELECT count(*) FROM kg_entity WHERE corpus_id = $1) AS entities,
-                  (SELECT coalesce(sum(length(evidence_vector)), 0) FROM kg_relation WHERE corpus_id = $1) AS lexemes""",
+                  (SELECT coalesce(sum(length(evidence_vector)), 0) FROM kg_relation WHERE corpus_id = $1) AS lexemes,
+                  c.chunks, c.chunk_bytes
+           FROM (SELECT count(*) AS chunks,
+                        coalesce(sum(octet_length(content) + 4 * vector_dims(embedding)), 0) AS chunk_bytes
+                 FROM knowledge WHERE corpus_id = $1
+                   AND id IN (SELECT chunk_id FROM kg_entity_mention WHERE corpus_id = $1)) c""",
         corpus_id)
-    return int(row["mentions"]), int(row["relations"]), int(row["entities"]), int(row["lexemes"])
+    return tuple(int(v) for v in row.values())
 
 
 async def select_corpus_hop_entities(conn: asyncpg.Connection, entity_ids: Sequence[int],

@@ -1,5 +1,6 @@
 """Graph reads of the planner's stages: the entities of seed chunks, the chunks of entities, relation neighbours,
-the relation facts a question matches, entity hops and canonical bridges.
+the relation facts a question matches, entity hops, canonical bridges, and the rerank's candidate chunks scored
+against the question.
 
 The per-corpus reads are served from the corpus graph snapshots when every corpus of the scope has one
 (graph_snapshot.py), the bridges when every pair of corpora of the scope has one (bridge_snapshot.py); otherwise
@@ -10,14 +11,16 @@ from __future__ import annotations
 
 from contextlib import asynccontextmanager
 from itertools import chain
-from typing import AsyncIterator, Awaitable, Callable, Sequence, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, Sequence, TypeVar
 from uuid import UUID
 
 import asyncpg
+import numpy as np
 
 from config import Settings
 from knowledge.db.database import Database
 from knowledge.db.queries import canonical as canonical_queries
+from knowledge.db.queries import chunks as chunk_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.context import EntityBridge
 from knowledge.retrieval.planner.entity_graph import Neighbour
@@ -108,6 +111,20 @@ class GraphReads:
             return hops_from_snapshots(graphs, chunk_ids, max_mentions, max_chunks)
         return hop_rows(await self._sql(conn, scope, lambda c: planner_queries.select_entity_hops(
             c, chunk_ids, scope, max_mentions, max_chunks, embedding)))
+
+    async def scored_chunks(self, chunk_ids: Sequence[int], scope: Sequence[UUID],
+                            embedding: np.ndarray) -> list[Mapping[str, Any]]:
+        """chunk_queries.select_scored_chunks: the chunks with their cosine to ``embedding``; those the snapshots hold
+        are scored in memory (stored_chunks.py), the others read by the query."""
+        rows: list[Mapping[str, Any]] = []
+        for graph in self._snapshot(scope) or ():
+            rows.extend(graph.chunks.scored(chunk_ids, embedding))
+        found = {row["id"] for row in rows}
+        missing = [c for c in chunk_ids if c not in found]
+        if missing:
+            rows.extend(await self._sql(None, scope, lambda c: chunk_queries.select_scored_chunks(
+                c, missing, scope, embedding)))
+        return rows
 
     async def bridges(self, entity_ids: Sequence[int], scope: Sequence[UUID]) -> dict[int, list[EntityBridge]]:
         """canonical_queries.select_bridges_from_entities by source entity, each entity's by target entity."""

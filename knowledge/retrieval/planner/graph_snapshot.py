@@ -1,8 +1,9 @@
 """Per-corpus, in-memory snapshots of the planner's graph reads: the entities of each chunk, the relation
 neighbours of each entity, the chunks mentioning each entity, the evidence of each entity's relations
-(relation_evidence.py ranks the relation facts from it) and each entity's canonical entity with the chunks
-mentioning it (snapshot_hops.py finds the entity hops in them), so that once a corpus is loaded these reads are
-dict lookups instead of SQL round trips.
+(relation_evidence.py ranks the relation facts from it), each entity's canonical entity with the chunks
+mentioning it (snapshot_hops.py finds the entity hops in them) and the mentioned chunks themselves with their
+embeddings (stored_chunks.py scores the rerank's candidates with them), so that once a corpus is loaded these
+reads are lookups instead of SQL round trips.
 
 Each of these reads is per corpus: a mention, a relation and the entities at both ends lie in one corpus (the
 graph builder writes them so, tests/test_planner_graph_snapshot.py checks it), and the hub filter, the per-entity
@@ -20,11 +21,13 @@ from typing import Iterable, NamedTuple, Sequence
 from uuid import UUID
 
 from knowledge.db.database import Database
+from knowledge.db.queries import chunks as chunk_queries
 from knowledge.db.queries import graph as graph_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.entity_graph import Neighbour
 from knowledge.retrieval.planner.graph_rows import ChunkEntity, EntityChunk
 from knowledge.retrieval.planner.relation_evidence import POSTINGS_PER_ROW, Relation, RelationEvidence
+from knowledge.retrieval.planner.stored_chunks import StoredChunk, StoredChunks, chunk_rows_bound
 
 _BATCH = 500  # ids per query of a load: each batch is its own short transaction, and holds the event loop briefly
 
@@ -56,6 +59,7 @@ class CorpusGraph:
     relation_evidence: RelationEvidence = field(init=False)
     hop_entities: dict[int, HopEntity] = field(default_factory=dict)
     canonical_members: dict[int, list[int]] = field(default_factory=dict)  # canonical -> its entities here
+    chunks: StoredChunks = field(default_factory=StoredChunks)
 
     def __post_init__(self) -> None:
         self.relation_evidence = RelationEvidence(self.corpus_id)
@@ -64,14 +68,16 @@ class CorpusGraph:
     def rows(self) -> int:
         lists = (self.chunk_entities, self.neighbours, self.entity_chunks, self.canonical_members)
         return (sum(len(v) for d in lists for v in d.values()) + self.relation_evidence.rows
-                + sum(1 + len(e.chunk_ids) for e in self.hop_entities.values()))
+                + sum(1 + len(e.chunk_ids) for e in self.hop_entities.values()) + self.chunks.rows)
 
 
-def size_bound(mentions: int, relations: int, entities: int, lexemes: int) -> int:
+def size_bound(mentions: int, relations: int, entities: int, lexemes: int, chunks: int, chunk_bytes: int) -> int:
     """Most rows a corpus snapshot can hold: a row per (chunk, entity), per (entity, chunk) and per chunk of a
     linked entity, each at most one per mention, a neighbour row per end of a relation, a row per relation and one
-    per POSTINGS_PER_ROW lexemes of the evidence, and two rows per linked entity."""
-    return 3 * mentions + 3 * relations + -(-lexemes // POSTINGS_PER_ROW) + 2 * entities
+    per POSTINGS_PER_ROW lexemes of the evidence, two rows per linked entity, and the mentioned chunks' rows
+    (``chunk_bytes``: their text and vectors)."""
+    return (3 * mentions + 3 * relations + -(-lexemes // POSTINGS_PER_ROW) + 2 * entities
+            + chunk_rows_bound(chunks, chunk_bytes))
 
 
 async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -> CorpusGraph:
@@ -86,9 +92,13 @@ async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -
     for batch in batches(chunk_ids):
         async with db.scoped(scope) as conn:
             records = await planner_queries.select_seed_chunk_entities(conn, batch, scope)
+            stored = await chunk_queries.select_chunks_with_embeddings(conn, batch, scope)
         for r in records:
             name = names.setdefault(r[3], r[3])
             graph.chunk_entities.setdefault(r[0], []).append(ChunkEntity(r[0], r[1], corpus_id, name, r[4], r[5]))
+        for r in stored:
+            graph.chunks.add(StoredChunk(r[0], r[1], r[2], r[3], r[4]), r[5].to_numpy())
+    graph.chunks.seal()
     for batch in batches(entity_ids):
         async with db.scoped(scope) as conn:
             neighbours = await planner_queries.select_entity_neighbours(

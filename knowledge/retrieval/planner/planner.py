@@ -59,7 +59,7 @@ class HybridPlanner:
             ExpansionStage(db, settings, reads),
             EntityHopStage(db, settings.planner, reads),
             FusionStage(settings.planner),
-            RerankStage(db, OfflineCrossEncoder.detect(), settings.planner),
+            RerankStage(reads, OfflineCrossEncoder.detect(), settings.planner),
         ), reads.query_lexemes)
         faulty = settings.planner.fault_inject_stage
         return planner.replacing(faulty, FailingStage(planner.stage(faulty))) if faulty else planner

@@ -22,12 +22,11 @@ import numpy as np
 
 from config.settings import PlannerSettings
 from knowledge import offload
-from knowledge.db.database import Database
-from knowledge.db.queries import chunks as chunk_queries
 from knowledge.retrieval.citations import assign_citations
 from knowledge.retrieval.planner.context import Candidate, EntityHop, PlanState
 from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder
 from knowledge.retrieval.planner.entity_hops import hop_support, linked_weights, ppr_support
+from knowledge.retrieval.planner.graph_reads import GraphReads
 from knowledge.retrieval.results import SearchHit
 
 EXPANDED_SLOT_SHARE = 0.2  # DESIGN.md targets a cross-corpus expansion ratio >= 15%
@@ -112,8 +111,8 @@ class RerankStage:
     name = "rerank"
     graph_only = False
 
-    def __init__(self, db: Database, cross_encoder: OfflineCrossEncoder, settings: PlannerSettings) -> None:
-        self.db = db
+    def __init__(self, reads: GraphReads, cross_encoder: OfflineCrossEncoder, settings: PlannerSettings) -> None:
+        self.reads = reads
         self.cross_encoder = cross_encoder
         self.settings = settings
 
@@ -152,8 +151,7 @@ class RerankStage:
         by_id = {chunk_id: row for chunk_id, row in state.scored_rows.items() if row["corpus_id"] in allowed}
         unread = [c.chunk_id for c in state.candidates if c.chunk_id not in by_id]
         if unread:
-            async with self.db.scoped(scope) as conn:
-                rows = await chunk_queries.select_scored_chunks(conn, unread, scope, state.embedding)
+            rows = await self.reads.scored_chunks(unread, scope, state.embedding)
             by_id.update((r["id"], r) for r in rows if r["corpus_id"] in allowed)
         primary = state.primary_chunk_ids()
         pool: list[tuple[Candidate, Any, bool]] = []
