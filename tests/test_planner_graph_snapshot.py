@@ -124,8 +124,8 @@ async def _scored_chunks_are_the_querys(kapp, reads: GraphReads, chunks: list[in
         served = {r["id"]: r for r in await reads.scored_chunks(chunks, scope, embedding)}
         assert expected and served.keys() == expected.keys()
         for chunk_id, row in served.items():
-            assert {k: row[k] for k in ("corpus_id", "content", "source_uri", "metadata")} == \
-                {k: expected[chunk_id][k] for k in ("corpus_id", "content", "source_uri", "metadata")}
+            assert {k: row[k] for k in ("corpus_id", "content", "source_uri", "metadata_json")} == \
+                {k: expected[chunk_id][k] for k in ("corpus_id", "content", "source_uri", "metadata_json")}
         assert np.allclose([served[c]["score"] for c in expected], [expected[c]["score"] for c in expected],
                            rtol=0, atol=1e-6)
 

@@ -92,12 +92,14 @@ async def dense_search(conn: asyncpg.Connection, embedding: np.ndarray, corpus_i
 async def dense_search_each(conn: asyncpg.Connection, embedding: np.ndarray, corpus_ids: Sequence[UUID],
                             limit: int) -> list[asyncpg.Record]:
     """The ``limit`` nearest chunks of every corpus, in one round trip. Rows: id, corpus_id, content, source_uri,
-    metadata, score (cosine similarity, as select_scored_chunks computes it), nearest first within each corpus."""
+    metadata_json (the metadata as JSON text: the planner decodes only the results it shows), score (cosine
+    similarity, as select_scored_chunks computes it), nearest first within each corpus."""
     return await conn.fetch(
-        """SELECT k.id, c.corpus_id, k.content, k.source_uri, k.metadata, k.score
+        """SELECT k.id, c.corpus_id, k.content, k.source_uri, k.metadata_json, k.score
            FROM unnest($2::uuid[]) WITH ORDINALITY AS c(corpus_id, n)
            CROSS JOIN LATERAL (
-               SELECT id, content, source_uri, metadata, (1 - (embedding <=> $1))::float8 AS score FROM knowledge
+               SELECT id, content, source_uri, metadata::text AS metadata_json,
+                      (1 - (embedding <=> $1))::float8 AS score FROM knowledge
                WHERE corpus_id = c.corpus_id ORDER BY embedding <=> $1 LIMIT $3
            ) k
            ORDER BY c.n, k.score DESC, k.id""",
@@ -108,9 +110,10 @@ async def dense_search_each(conn: asyncpg.Connection, embedding: np.ndarray, cor
 async def select_scored_chunks(conn: asyncpg.Connection, chunk_ids: Sequence[int], corpus_ids: Sequence[UUID],
                                embedding: np.ndarray) -> list[asyncpg.Record]:
     """The chunks with their cosine similarity to ``embedding`` computed in the database (no vector is sent back).
-    Rows: id, corpus_id, content, source_uri, metadata, score."""
+    Rows: id, corpus_id, content, source_uri, metadata_json (as dense_search_each), score."""
     return await conn.fetch(
-        """SELECT id, corpus_id, content, source_uri, metadata, (1 - (embedding <=> $3))::float8 AS score
+        """SELECT id, corpus_id, content, source_uri, metadata::text AS metadata_json,
+                  (1 - (embedding <=> $3))::float8 AS score
            FROM knowledge WHERE id = ANY($1::bigint[]) AND corpus_id = ANY($2::uuid[])""",
         list(chunk_ids), list(corpus_ids), embedding,
     )
@@ -119,9 +122,9 @@ async def select_scored_chunks(conn: asyncpg.Connection, chunk_ids: Sequence[int
 async def select_chunks_with_embeddings(conn: asyncpg.Connection, chunk_ids: Sequence[int],
                                         corpus_ids: Sequence[UUID]) -> list[asyncpg.Record]:
     """The chunks with their embeddings, by id (what the planner's corpus snapshots keep to score them in memory).
-    Rows: id, corpus_id, content, source_uri, metadata, embedding."""
+    Rows: id, corpus_id, content, source_uri, metadata_json (as dense_search_each), embedding."""
     return await conn.fetch(
-        """SELECT id, corpus_id, content, source_uri, metadata, embedding
+        """SELECT id, corpus_id, content, source_uri, metadata::text AS metadata_json, embedding
            FROM knowledge WHERE id = ANY($1::bigint[]) AND corpus_id = ANY($2::uuid[]) ORDER BY id""",
         list(chunk_ids), list(corpus_ids),
     )

@@ -71,16 +71,17 @@ class ExpansionStage:
             for chunk_id in entity.chunk_ids:
                 chunk_entities.setdefault(chunk_id, set()).add(entity.entity_id)
                 chunk_corpus[chunk_id] = entity.corpus_id
-        chunks_per_group: dict[int, int] = {}
+        place = {e: walk.index[walk.groups[e]] for entity_ids in chunk_entities.values() for e in entity_ids}
+        chunks_per_place: dict[int, int] = {}
         for entity_ids in chunk_entities.values():
-            for group in {walk.groups[e] for e in entity_ids}:
-                chunks_per_group[group] = chunks_per_group.get(group, 0) + 1
+            for at in {place[e] for e in entity_ids}:
+                chunks_per_place[at] = chunks_per_place.get(at, 0) + 1
         corpora = state.request.corpora
         ranked: list[ExpandedChunk] = []
         for chunk_id, entity_ids in chunk_entities.items():
             corpus_id = chunk_corpus[chunk_id]
-            share = {e: walk.mass_from_other_corpora(e, corpus_id) / chunks_per_group[walk.groups[e]]
-                     for e in entity_ids}
+            reaching_mass = walk.masses_from_other_corpora(corpus_id)
+            share = {e: reaching_mass[place[e]] / chunks_per_place[place[e]] for e in entity_ids}
             reaching = [e for e in entity_ids if e in origins and origins[e].bridge.target_corpus_id == corpus_id]
             score = sum(share.values())
             if score <= 0 or not reaching:

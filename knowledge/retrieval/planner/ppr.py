@@ -65,16 +65,13 @@ def pagerank_of_edge_arrays(index: Mapping[Hashable, int], ends: np.ndarray, wei
     results: dict[Hashable, np.ndarray | None] = {key: None for key in personalizations}
     if not keys:
         return results
-    kept = (ends[:, 0] != ends[:, 1]) & (weights > 0)
-    ends, weights = ends[kept], weights[kept]
-    rows, cols = np.empty(2 * len(ends), dtype=np.int64), np.empty(2 * len(ends), dtype=np.int64)
-    rows[0::2], rows[1::2] = ends[:, 0], ends[:, 1]  # both directions, edge by edge
-    cols[0::2], cols[1::2] = ends[:, 1], ends[:, 0]
-    adjacency = sparse.csr_array((np.repeat(weights, 2), (rows, cols)), shape=(size, size))  # duplicates summed
+    adjacency = symmetric_adjacency(ends, weights, size)
     out_weight = np.asarray(adjacency.sum(axis=1)).ravel()
     dangling = out_weight == 0
     inverse = np.divide(1.0, out_weight, out=np.zeros_like(out_weight), where=~dangling)
-    transition = adjacency.multiply(inverse[:, None]).tocsr()  # row-stochastic where a row has edges
+    # row-stochastic where a row has edges: each entry times its row's inverse (scipy's multiply, without its setup)
+    transition = sparse.csr_array((adjacency.data * np.repeat(inverse, np.diff(adjacency.indptr)),
+                                   adjacency.indices, adjacency.indptr), shape=(size, size))
     backward = transition.T
     restart = np.vstack(restarts)  # one row per distribution
     mass = restart.copy()
@@ -87,6 +84,25 @@ def pagerank_of_edge_arrays(index: Mapping[Hashable, int], ends: np.ndarray, wei
     for key, row in zip(keys, mass):
         results[key] = row
     return results
+
+
+def symmetric_adjacency(ends: np.ndarray, weights: np.ndarray, size: int) -> sparse.csr_array:
+    """The symmetric weighted adjacency of the edges (loops and weights <= 0 skipped), in canonical CSR form as
+    scipy builds it from the edge list: columns ascending within a row, an edge given twice summed. Sorted here
+    (scipy's own COO conversion costs more than the walk's iterations); with a repeated edge, left to scipy."""
+    kept = (ends[:, 0] != ends[:, 1]) & (weights > 0)
+    ends, weights = ends[kept], weights[kept]
+    rows, cols = np.empty(2 * len(ends), dtype=np.int64), np.empty(2 * len(ends), dtype=np.int64)
+    rows[0::2], rows[1::2] = ends[:, 0], ends[:, 1]  # both directions, edge by edge
+    cols[0::2], cols[1::2] = ends[:, 1], ends[:, 0]
+    data = np.repeat(weights, 2)
+    order = np.lexsort((cols, rows))
+    sorted_rows, sorted_cols = rows[order], cols[order]
+    if np.any((sorted_rows[1:] == sorted_rows[:-1]) & (sorted_cols[1:] == sorted_cols[:-1])):
+        return sparse.csr_array((data, (rows, cols)), shape=(size, size))
+    indptr = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sorted_rows, minlength=size), out=indptr[1:])
+    return sparse.csr_array((data[order], sorted_cols, indptr), shape=(size, size))
 
 
 def personalized_pagerank(nodes: Iterable[Hashable], edges: Iterable[tuple[Hashable, Hashable, float]],

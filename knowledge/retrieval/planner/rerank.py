@@ -14,6 +14,7 @@ searched a corpus's fourth or fifth seed rarely makes the merged results on cosi
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 from uuid import UUID
@@ -193,6 +194,6 @@ class RerankStage:
             scores["expansion_rank"] = float(candidate.expansion_rank)
         return SearchHit(
             chunk_id=row["id"], corpus_id=row["corpus_id"], corpus_name=corpus.name, corpus_label=corpus.label,
-            content=row["content"], source_uri=row["source_uri"], metadata=dict(row["metadata"] or {}),
+            content=row["content"], source_uri=row["source_uri"], metadata=json.loads(row["metadata_json"] or "{}"),
             score=scored.score, evidence_type="graph_expanded" if scored.expanded else "primary",
             bridge=candidate.path if scored.expanded else None, scores=scores)

@@ -22,7 +22,7 @@ class StoredChunk(NamedTuple):
     corpus_id: UUID
     content: str
     source_uri: str
-    metadata: Any
+    metadata_json: str | None
 
 
 class StoredChunks:
@@ -65,7 +65,7 @@ class StoredChunks:
                                  -1.0, 1.0)
         scores = 1.0 - (1.0 - similarity)
         return [{"id": chunk.id, "corpus_id": chunk.corpus_id, "content": chunk.content,
-                 "source_uri": chunk.source_uri, "metadata": chunk.metadata, "score": score}
+                 "source_uri": chunk.source_uri, "metadata_json": chunk.metadata_json, "score": score}
                 for (_, slot), score in zip(slots, scores.tolist()) for chunk in (self.chunks[slot],)]
 
 

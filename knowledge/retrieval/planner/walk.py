@@ -23,7 +23,7 @@ class Walk:
     index: Mapping[int, int]                       # group -> its place in the mass arrays
     by_source: Mapping[UUID, np.ndarray]           # source corpus -> mass of every group (all sources sum to 1)
     total: np.ndarray = field(init=False)
-    _others: dict[UUID, np.ndarray] = field(default_factory=dict)  # by_source summed without one corpus
+    _others: dict[UUID, list[float]] = field(default_factory=dict)  # by_source summed without one corpus
 
     def __post_init__(self) -> None:
         self.total = self._sum(self.by_source.values())
@@ -39,11 +39,15 @@ class Walk:
         return dict(zip(entity_ids, self.total[at].tolist()))
 
     def mass_from_other_corpora(self, entity_id: int, corpus_id: UUID) -> float:
+        return self.masses_from_other_corpora(corpus_id)[self.index[self.groups[entity_id]]]
+
+    def masses_from_other_corpora(self, corpus_id: UUID) -> list[float]:
+        """By place in the mass arrays (``index``): the mass every group gets from the seeds of the other corpora."""
         others = self._others.get(corpus_id)
         if others is None:
             others = self._others[corpus_id] = self._sum(m for source, m in self.by_source.items()
-                                                         if source != corpus_id)
-        return float(others[self.index[self.groups[entity_id]]])
+                                                         if source != corpus_id).tolist()
+        return others
 
 
 def walk_from_seeds(graph: EntityGraph, seeds: Mapping[int, SeedEntity], damping: float) -> Walk:
