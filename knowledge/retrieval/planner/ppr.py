@@ -87,22 +87,32 @@ def pagerank_of_edge_arrays(index: Mapping[Hashable, int], ends: np.ndarray, wei
 
 
 def symmetric_adjacency(ends: np.ndarray, weights: np.ndarray, size: int) -> sparse.csr_array:
-    """The symmetric weighted adjacency of the edges (loops and weights <= 0 skipped), in canonical CSR form as
-    scipy builds it from the edge list: columns ascending within a row, an edge given twice summed. Sorted here
-    (scipy's own COO conversion costs more than the walk's iterations); with a repeated edge, left to scipy."""
+    """The symmetric weighted adjacency of the edges (loops and weights <= 0 skipped) in the canonical CSR form
+    scipy builds from the edge list (its COO conversion costs more than the walk's iterations): columns ascending
+    within a row, the entries of a repeated cell summed in the order given (scipy sorts a row's entries with
+    std::sort, which keeps that order in rows of fewer than 16 entries; an edge repeated three times or more in a
+    longer row is the one case where the last bit may differ)."""
     kept = (ends[:, 0] != ends[:, 1]) & (weights > 0)
     ends, weights = ends[kept], weights[kept]
     rows, cols = np.empty(2 * len(ends), dtype=np.int64), np.empty(2 * len(ends), dtype=np.int64)
     rows[0::2], rows[1::2] = ends[:, 0], ends[:, 1]  # both directions, edge by edge
     cols[0::2], cols[1::2] = ends[:, 1], ends[:, 0]
-    data = np.repeat(weights, 2)
     order = np.lexsort((cols, rows))
-    sorted_rows, sorted_cols = rows[order], cols[order]
-    if np.any((sorted_rows[1:] == sorted_rows[:-1]) & (sorted_cols[1:] == sorted_cols[:-1])):
-        return sparse.csr_array((data, (rows, cols)), shape=(size, size))
+    rows, cols, data = rows[order], cols[order], np.repeat(weights, 2)[order]
+    first = np.ones(len(rows), dtype=bool)
+    first[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+    starts = np.flatnonzero(first)
     indptr = np.zeros(size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(sorted_rows, minlength=size), out=indptr[1:])
-    return sparse.csr_array((data[order], sorted_cols, indptr), shape=(size, size))
+    np.cumsum(np.bincount(rows[starts], minlength=size), out=indptr[1:])
+    summed = data[starts]
+    lengths = np.diff(np.append(starts, len(data)))
+    for at in np.flatnonzero(lengths > 1).tolist():  # one after the other, as scipy does (numpy's sums pair them)
+        start = int(starts[at])
+        total = float(data[start])
+        for value in data[start + 1:start + lengths[at]].tolist():
+            total += value
+        summed[at] = total
+    return sparse.csr_array((summed, cols[starts], indptr), shape=(size, size))
 
 
 def personalized_pagerank(nodes: Iterable[Hashable], edges: Iterable[tuple[Hashable, Hashable, float]],

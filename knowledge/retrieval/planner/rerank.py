@@ -15,6 +15,7 @@ searched a corpus's fourth or fifth seed rarely makes the merged results on cosi
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 from uuid import UUID
@@ -95,16 +96,21 @@ def cover_every_corpus(protected: list[Scored], keep: list[Scored], rest: list[S
     if limit < COVERAGE_MIN_LIMIT:
         return keep
     keep = list(keep)
+    shown = Counter(s.candidate.corpus_id for s in protected + keep)
     for best in sorted((s for s in rest if s.candidate.seed_rank is not None and s.candidate.corpus_id in mentioned),
                        key=lambda s: (-s.relevance, s.candidate.chunk_id)):
-        shown = [s.candidate.corpus_id for s in protected + keep]
+        if mentioned <= shown.keys():
+            break  # every searched corpus is shown: nothing left to replace
         if best.candidate.corpus_id in shown:
             continue
-        replaceable = [s for s in keep if not s.expanded and shown.count(s.candidate.corpus_id) > 1]
+        replaceable = [s for s in keep if not s.expanded and shown[s.candidate.corpus_id] > 1]
         if not replaceable:
             break
-        keep.remove(min(replaceable, key=lambda s: (s.score, -s.candidate.chunk_id)))
+        dropped = min(replaceable, key=lambda s: (s.score, -s.candidate.chunk_id))
+        keep.remove(dropped)
         keep.append(best)
+        shown[dropped.candidate.corpus_id] -= 1
+        shown[best.candidate.corpus_id] += 1
     return keep
 
 
@@ -129,12 +135,14 @@ class RerankStage:
         hops = {c.chunk_id: c.hops for c, _, _ in pool if c.hops}
         sources |= linked_weights(hops)
         specificity, query_weight = self.settings.entity_hop_specificity, self.settings.entity_hop_query_weight
-        bridge = np.array([bridge_support(c.hops, sources, specificity, query_weight) for c, _, _ in pool])
+        bridge = np.array([bridge_support(c.hops, sources, specificity, query_weight) if c.hops else 0.0
+                           for c, _, _ in pool])
         if self.settings.hop_ppr:
             mass = ppr_support(hops, sources, self.settings.ppr_damping)
             return np.array([mass.get(c.chunk_id, 0.0) if c.chunk_id not in sources else 0.0
                              for c, _, _ in pool]), bridge
-        return np.array([hop_support(c.hops, sources, specificity, query_weight) for c, _, _ in pool]), bridge
+        return np.array([hop_support(c.hops, sources, specificity, query_weight) if c.hops else 0.0
+                         for c, _, _ in pool]), bridge
 
     async def _relevance(self, state: PlanState, rows: list) -> tuple[np.ndarray, str]:
         if self.cross_encoder.available:

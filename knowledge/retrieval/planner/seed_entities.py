@@ -61,8 +61,10 @@ def _weighed_entities(usable: list[tuple[ChunkEntity, SeedHit]], primary: set[in
     """The seed entities with the chunks mentioning them; those of primary evidence weighted by mention_weight."""
     entities: dict[int, SeedEntity] = {}
     for row, seed in usable:
-        entity = entities.setdefault(row.entity_id, SeedEntity(
-            entity_id=row.entity_id, corpus_id=row.corpus_id, name=row.canonical_name, weight=0.0, primary=False))
+        entity = entities.get(row.entity_id)
+        if entity is None:
+            entity = entities[row.entity_id] = SeedEntity(entity_id=row.entity_id, corpus_id=row.corpus_id,
+                                                          name=row.canonical_name, weight=0.0, primary=False)
         entity.chunk_ids.add(seed.chunk_id)
         if seed.chunk_id in primary:  # deeper seeds are graph nodes; the walk restarts at the best ones
             entity.primary = True
