@@ -6,7 +6,6 @@ per hop, the most promising first (parent priority x edge weight).
 """
 from __future__ import annotations
 
-import heapq
 import math
 from dataclasses import dataclass, field
 from itertools import chain
@@ -122,7 +121,7 @@ async def build_entity_graph(seeds: Mapping[int, SeedEntity], bridges: Sequence[
             if node.entity_id not in nodes and node.priority > priority_of.get(node.entity_id, -math.inf):
                 priority_of[node.entity_id] = node.priority
                 came_with[node.entity_id] = node.corpus_id, node.name
-        chosen = heapq.nsmallest(per_hop, priority_of, key=lambda e: (-priority_of[e], e))
+        chosen = [e for _, e in sorted([(-priority, e) for e, priority in priority_of.items()])[:per_hop]]
         for entity_id in chosen:
             nodes[entity_id] = GraphNode(entity_id, *came_with[entity_id], depth, priority_of[entity_id])
         graph.added_per_hop.append(len(chosen))

@@ -50,8 +50,8 @@ class ExpansionStage:
                                              planner.graph_neighbors_per_hop, fetch)
             walk = walk_from_seeds(graph, state.seed_entities, planner.ppr_damping)
             masses = walk.masses(list(graph.nodes))
-            top_entities = [e for e in sorted(masses, key=lambda e: (-masses[e], e)) if masses[e] > 0]
-            top_entities = top_entities[:planner.graph_neighbors_per_hop]
+            top_entities = [e for _, e in sorted([(-m, e) for e, m in masses.items() if m > 0])
+                            [:planner.graph_neighbors_per_hop]]
             chunk_rows = await self.reads.chunk_ids_for_entities(top_entities, scope, planner.per_corpus_limit, conn)
         wanted = {r.entity_id for r in chunk_rows} | set(state.seed_entities)  # the entities _rank_chunks asks about
         origins = bridge_origins(graph, state.seed_entities, planner.graph_max_depth, wanted)

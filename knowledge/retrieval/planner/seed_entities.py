@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import heapq
 from typing import Any
 
 from config import Settings
@@ -50,8 +51,9 @@ class SeedEntityStage:
         corpora = state.request.corpora
         per_corpus: dict[str, list[str]] = {}
         for corpus_id in effective:
-            mine = sorted((e for e in entities.values() if e.corpus_id == corpus_id), key=lambda e: (-e.weight, e.name))
-            per_corpus[corpora[corpus_id].label] = [e.name for e in mine[:_TRACE_TOP]]
+            mine = heapq.nsmallest(_TRACE_TOP, (e for e in entities.values() if e.corpus_id == corpus_id),
+                                   key=lambda e: (-e.weight, e.name))
+            per_corpus[corpora[corpus_id].label] = [e.name for e in mine]
         return {"seed_chunks": len(seed_by_chunk), "count": len(entities), "primary": len(primary_entities),
                 "hubs_skipped": len(hubs), "per_corpus": per_corpus, "facts": matched_facts}
 
