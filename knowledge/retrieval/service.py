@@ -135,7 +135,8 @@ class UnifiedRetrievalService:
         try:
             state = PlanState(await self._plan_request(query, kind, scope, accessible, limit, strict_scope))
             await self.planner.prepare(state)
-            await asyncio.wait_for(self.planner.run(state), timeout)
+            async with asyncio.timeout(timeout):
+                await self.planner.run(state)
         except StageFailed as exc:
             return await self._fallback(query, kind, scope, limit, state, exc.stage, str(exc))
         except TimeoutError:

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import time
 from typing import Awaitable, Callable, Sequence
+
+from prometheus_client import Histogram
 
 from config import Settings
 from knowledge.db.database import Database
@@ -39,6 +42,11 @@ from knowledge.retrieval.results import StageTrace
 
 # reads only the seeds: runs beside the graph-only stages instead of after them
 BESIDE_GRAPH_CHAIN = "entity_hops"
+
+
+@functools.cache
+def _stage_seconds(stage: str) -> Histogram:
+    return planner_stage_seconds.labels(stage=stage)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,5 +137,5 @@ class HybridPlanner:
                                           {"error": f"{type(exc).__name__}: {exc}"}))
             raise StageFailed(stage.name, exc) from exc
         seconds = time.perf_counter() - started
-        planner_stage_seconds.labels(stage=stage.name).observe(seconds)
+        _stage_seconds(stage.name).observe(seconds)
         state.trace.append(StageTrace(stage.name, seconds, detail))
