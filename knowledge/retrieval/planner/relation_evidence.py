@@ -20,7 +20,6 @@ import heapq
 import math
 import struct
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Collection, Iterable, NamedTuple
 from uuid import UUID
 
@@ -76,9 +75,10 @@ class RelationEvidence:
             self.postings[lexeme] = (np.array(slots, dtype=np.int32), np.array(counts, dtype=np.int32))
         self._loading.clear()
 
-    def matches(self, entity_ids: Iterable[int], query_lexemes: Collection[str], limit: int) -> list[RelationFact]:
+    def matches(self, entity_ids: Collection[int], query_lexemes: Collection[str], limit: int) -> list[RelationFact]:
         """The ``limit`` best-ranked relations of the entities whose evidence holds a query lexeme."""
-        touching = list(chain.from_iterable(self.by_entity.get(e, ()) for e in entity_ids))
+        by_entity = self.by_entity
+        touching = [slot for e in by_entity.keys() & entity_ids for slot in by_entity[e]]
         if not touching:
             return []
         wanted = np.zeros(len(self.relations), dtype=bool)
@@ -115,5 +115,6 @@ def rank_relation_facts(evidence: Iterable[RelationEvidence], entity_ids: Collec
                         query_lexemes: Collection[str], limit: int) -> list[RelationFact]:
     """The ``limit`` best-ranked relations of the entities whose evidence holds a query lexeme, best first, then by
     id (each corpus's relations touch only its own entities)."""
+    entity_ids = set(entity_ids)
     facts = [fact for corpus in evidence for fact in corpus.matches(entity_ids, query_lexemes, limit)]
     return heapq.nsmallest(limit, facts, key=lambda f: (-f.score, f.id))
