@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 from typing import Any
+from uuid import UUID
 
 from config import Settings
 from knowledge.retrieval.planner.context import PlanState, SeedEntity, SeedHit
@@ -49,11 +50,11 @@ class SeedEntityStage:
         state.seed_entities = entities
         matched_facts = add_fact_weights(entities, facts)
         corpora = state.request.corpora
-        per_corpus: dict[str, list[str]] = {}
-        for corpus_id in effective:
-            mine = heapq.nsmallest(_TRACE_TOP, (e for e in entities.values() if e.corpus_id == corpus_id),
-                                   key=lambda e: (-e.weight, e.name))
-            per_corpus[corpora[corpus_id].label] = [e.name for e in mine]
+        by_corpus: dict[UUID, list[SeedEntity]] = {corpus_id: [] for corpus_id in effective}
+        for entity in entities.values():
+            by_corpus[entity.corpus_id].append(entity)
+        per_corpus = {corpora[corpus_id].label: [e.name for e in heapq.nsmallest(
+            _TRACE_TOP, mine, key=lambda e: (-e.weight, e.name))] for corpus_id, mine in by_corpus.items()}
         return {"seed_chunks": len(seed_by_chunk), "count": len(entities), "primary": len(primary_entities),
                 "hubs_skipped": len(hubs), "per_corpus": per_corpus, "facts": matched_facts}
 
