@@ -150,9 +150,12 @@ async def test_a_stopped_standby_mid_load_leaves_searches_on_the_primary(reader,
     queries = ["Lumen Gateway Porto", "labeling vendor Atlas", "Aurora tiered memory"]
     results: list[int] = []
     stopped = asyncio.Event()
+    down = asyncio.Event()  # the last turns run once the standby is stopped, however fast the first ones were
 
     async def client(offset: int) -> None:
         for turn in range(12):
+            if turn == 8:
+                await down.wait()
             query = queries[(offset + turn) % len(queries)]
             if turn % 2:
                 hits = await reader.legacy_search(query, [corpus_id], [corpus_id], limit=3)
@@ -169,6 +172,7 @@ async def test_a_stopped_standby_mid_load_leaves_searches_on_the_primary(reader,
         await stopped.wait()
         reads_before_stop[0] = sum(reader.db.replicas.stats().by_replica.values())
         await asyncio.to_thread(standby.stop, "fast")
+        down.set()
 
     try:
         await asyncio.gather(*(client(i) for i in range(4)), stop_when_loaded())
