@@ -170,13 +170,12 @@ class QueryEmbeddingCache:
         """``embed_query`` for a coroutine: a hit on the event loop (a thread hop costs more than the lookup), the
         model off it."""
         cached = self.cached(text)
-        return cached if cached is not None else await offload.interactive(self._embed_and_keep, text)
+        return cached if cached is not None else await offload.interactive(self.embed_query, text)
 
     def embed_query(self, text: str) -> np.ndarray:
         cached = self.cached(text)
-        return cached if cached is not None else self._embed_and_keep(text)
-
-    def _embed_and_keep(self, text: str) -> np.ndarray:
+        if cached is not None:
+            return cached
         vector = self.embedder.embed([text])[0]
         with self._lock:
             self.misses += 1
