@@ -81,20 +81,19 @@ class RelationEvidence:
         touching = [slot for e in by_entity.keys() & entity_ids for slot in by_entity[e]]
         if not touching:
             return []
+        postings = [p for lexeme in set(query_lexemes) if (p := self.postings.get(lexeme)) is not None]
+        if not postings:
+            return []
         wanted = np.zeros(len(self.relations), dtype=bool)
         wanted[touching] = True
-        positions = np.zeros(len(self.relations), dtype=np.int64)
-        matched = np.zeros(len(self.relations), dtype=bool)
-        for lexeme in set(query_lexemes):
-            posting = self.postings.get(lexeme)
-            if posting is not None:
-                slots, counts = posting
-                hit = wanted[slots]
-                positions[slots[hit]] += counts[hit]  # a relation holds a lexeme once: no repeated slot
-                matched[slots[hit]] = True
-        found = np.flatnonzero(matched).tolist()
+        slots = np.concatenate([slots for slots, _ in postings])
+        counts = np.concatenate([counts for _, counts in postings])
+        hit = wanted[slots]
+        # matching positions per relation, summed over the query's lexemes (whole numbers: exact as floats)
+        positions = np.bincount(slots[hit], weights=counts[hit], minlength=len(self.relations))
+        found = np.flatnonzero(positions).tolist()
         relations = self.relations
-        ranked = [(-cover_density_rank(count, relations[slot].length), relations[slot].id, slot)
+        ranked = [(-cover_density_rank(int(count), relations[slot].length), relations[slot].id, slot)
                   for slot, count in zip(found, positions[found].tolist())]
         return [RelationFact(r.id, self.corpus_id, r.source_entity_id, r.target_entity_id, r.relation_type, -score)
                 for score, _, slot in heapq.nsmallest(limit, ranked) for r in (relations[slot],)]
