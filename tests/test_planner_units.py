@@ -4,9 +4,7 @@ from dataclasses import dataclass
 from uuid import uuid4
 
 import networkx as nx
-import numpy as np
 import pytest
-from scipy import sparse
 
 from knowledge.retrieval.planner.context import Candidate, SeedEntity
 from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder, installed_cross_encoder
@@ -17,7 +15,7 @@ from knowledge.retrieval.planner.graph_rows import RelationFact
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.planner.paths import bridge_origins, origin_key
 from knowledge.retrieval.planner.personalization import QueryNames, add_fact_weights, mention_weight
-from knowledge.retrieval.planner.ppr import personalized_pagerank, personalized_pagerank_many, symmetric_adjacency
+from knowledge.retrieval.planner.ppr import personalized_pagerank, personalized_pagerank_many
 from knowledge.retrieval.planner.rerank import Scored, reserved_slots, select_results
 from knowledge.retrieval.planner.walk import walk_from_seeds
 from knowledge.retrieval.results import BridgePath, RetrievalResponse, SearchHit, StageTrace
@@ -86,23 +84,6 @@ def test_ppr_matches_networkx_and_runs_many_restart_distributions_at_once():
                                 weight="weight", tol=1e-10)
         assert max(abs(many[key][n] - reference[n]) for n in nodes) < 1e-5
         assert many[key] == pytest.approx(personalized_pagerank(nodes, edges, restarts[key], 0.5))
-
-
-@pytest.mark.parametrize("repeated", [False, True])
-def test_the_walks_adjacency_is_scipys_to_the_bit(repeated):
-    """Built sorted by hand, it must be the matrix scipy builds from the edge list (same entries, same order)."""
-    rng = np.random.default_rng(5)
-    pairs = {tuple(sorted(p)) for p in rng.integers(0, 40, size=(120, 2)).tolist()}
-    ends = np.array(sorted(pairs) + ([[3, 9], [9, 3], [3, 9]] if repeated else []), dtype=np.int64)
-    rng.shuffle(ends)
-    weights = rng.random(len(ends)) * 2 - 0.2  # some <= 0: skipped
-    kept = (ends[:, 0] != ends[:, 1]) & (weights > 0)
-    both = np.concatenate([ends[kept], ends[kept][:, ::-1]], axis=1).reshape(-1, 2)
-    expected = sparse.csr_array((np.repeat(weights[kept], 2), (both[:, 0], both[:, 1])), shape=(40, 40))
-    built = symmetric_adjacency(ends, weights, 40)
-    built.sort_indices()
-    assert np.array_equal(built.indptr, expected.indptr) and np.array_equal(built.indices, expected.indices)
-    assert built.data.tobytes() == expected.data.tobytes()
 
 
 def test_ppr_without_seed_mass_is_empty_and_bad_damping_is_refused():

@@ -65,13 +65,16 @@ def pagerank_of_edge_arrays(index: Mapping[Hashable, int], ends: np.ndarray, wei
     results: dict[Hashable, np.ndarray | None] = {key: None for key in personalizations}
     if not keys:
         return results
-    adjacency = symmetric_adjacency(ends, weights, size)
+    kept = (ends[:, 0] != ends[:, 1]) & (weights > 0)
+    ends, weights = ends[kept], weights[kept]
+    rows, cols = np.empty(2 * len(ends), dtype=np.int64), np.empty(2 * len(ends), dtype=np.int64)
+    rows[0::2], rows[1::2] = ends[:, 0], ends[:, 1]  # both directions, edge by edge
+    cols[0::2], cols[1::2] = ends[:, 1], ends[:, 0]
+    adjacency = sparse.csr_array((np.repeat(weights, 2), (rows, cols)), shape=(size, size))  # duplicates summed
     out_weight = np.asarray(adjacency.sum(axis=1)).ravel()
     dangling = out_weight == 0
     inverse = np.divide(1.0, out_weight, out=np.zeros_like(out_weight), where=~dangling)
-    # row-stochastic where a row has edges: each entry times its row's inverse (scipy's multiply, without its setup)
-    transition = sparse.csr_array((adjacency.data * np.repeat(inverse, np.diff(adjacency.indptr)),
-                                   adjacency.indices, adjacency.indptr), shape=(size, size))
+    transition = adjacency.multiply(inverse[:, None]).tocsr()  # row-stochastic where a row has edges
     backward = transition.T
     restart = np.vstack(restarts)  # one row per distribution
     mass = restart.copy()
@@ -84,35 +87,6 @@ def pagerank_of_edge_arrays(index: Mapping[Hashable, int], ends: np.ndarray, wei
     for key, row in zip(keys, mass):
         results[key] = row
     return results
-
-
-def symmetric_adjacency(ends: np.ndarray, weights: np.ndarray, size: int) -> sparse.csr_array:
-    """The symmetric weighted adjacency of the edges (loops and weights <= 0 skipped) in the canonical CSR form
-    scipy builds from the edge list (its COO conversion costs more than the walk's iterations): columns ascending
-    within a row, the entries of a repeated cell summed in the order given (scipy sorts a row's entries with
-    std::sort, which keeps that order in rows of fewer than 16 entries; an edge repeated three times or more in a
-    longer row is the one case where the last bit may differ)."""
-    kept = (ends[:, 0] != ends[:, 1]) & (weights > 0)
-    ends, weights = ends[kept], weights[kept]
-    rows, cols = np.empty(2 * len(ends), dtype=np.int64), np.empty(2 * len(ends), dtype=np.int64)
-    rows[0::2], rows[1::2] = ends[:, 0], ends[:, 1]  # both directions, edge by edge
-    cols[0::2], cols[1::2] = ends[:, 1], ends[:, 0]
-    order = np.lexsort((cols, rows))
-    rows, cols, data = rows[order], cols[order], np.repeat(weights, 2)[order]
-    first = np.ones(len(rows), dtype=bool)
-    first[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
-    starts = np.flatnonzero(first)
-    indptr = np.zeros(size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows[starts], minlength=size), out=indptr[1:])
-    summed = data[starts]
-    lengths = np.diff(np.append(starts, len(data)))
-    for at in np.flatnonzero(lengths > 1).tolist():  # one after the other, as scipy does (numpy's sums pair them)
-        start = int(starts[at])
-        total = float(data[start])
-        for value in data[start + 1:start + lengths[at]].tolist():
-            total += value
-        summed[at] = total
-    return sparse.csr_array((summed, cols[starts], indptr), shape=(size, size))
 
 
 def personalized_pagerank(nodes: Iterable[Hashable], edges: Iterable[tuple[Hashable, Hashable, float]],
