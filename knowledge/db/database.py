@@ -97,14 +97,6 @@ class Database:
             yield conn
 
     @asynccontextmanager
-    async def unscoped_reader(self) -> AsyncIterator[asyncpg.Connection]:
-        """A connection of the retrieval login outside any transaction, for statements that read no table (text
-        search functions): nothing for row-level security to hide, and the read pool takes it back without the
-        owner pool's reset round trip."""
-        async with self.read_pool.acquire() as conn:
-            yield conn
-
-    @asynccontextmanager
     async def transaction(self) -> AsyncIterator[asyncpg.Connection]:
         async with self.pool.acquire() as conn:
             async with conn.transaction():

@@ -87,8 +87,8 @@ class GraphReads:
 
     async def query_lexemes(self, query_text: str) -> list[str]:
         """The lexemes the relation facts are matched on (a function of the text alone, no table read)."""
-        async with self.db.unscoped_reader() as reader:
-            return await planner_queries.select_query_lexemes(reader, query_text)
+        async with self.db.connection() as owner:
+            return await planner_queries.select_query_lexemes(owner, query_text)
 
     async def relation_facts(self, entity_ids: Sequence[int], scope: Sequence[UUID], query_text: str, limit: int,
                              conn: asyncpg.Connection | None = None,
