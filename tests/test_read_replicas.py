@@ -267,3 +267,25 @@ def test_read_urls_from_the_environment(monkeypatch):
     assert Settings(_env_file=None).database_read_urls == ["postgresql://r1,r2/db"]
     monkeypatch.setenv("NE_DATABASE_READ_URLS", "")
     assert Settings(_env_file=None).database_read_urls == []
+
+
+async def test_a_read_cancelled_while_opening_on_the_standby_gives_its_connection_back(reader, replicated):
+    """A search's timeout or a dropped snapshot load can cancel a scoped read while its transaction opens on the
+    standby: the connection goes back to the pool (once kept, the app could never close)."""
+    replicas = reader.db.replicas
+
+    async def slow_bind(conn) -> None:
+        await conn.execute("SELECT pg_sleep(30)")
+
+    async def read() -> None:
+        async with replicas.read_transaction(slow_bind):
+            pass
+
+    task = asyncio.ensure_future(read())
+    await asyncio.sleep(0.5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    pool = replicas.replicas[0].pool
+    assert pool.get_idle_size() == pool.get_size()
+    await asyncio.wait_for(reader.close(), 20)  # the fixture closes it again: a no-op

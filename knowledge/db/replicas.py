@@ -204,6 +204,9 @@ class ReplicaSet:
                 replica.mark_lost(exc)
             await _release_quietly(replica.pool, conn, broken=not isinstance(exc, RECOVERY_CONFLICT))
             return None
+        except BaseException:  # cancelled (a search's timeout, a snapshot load dropped) or a bug: never keep it
+            await _release_quietly(replica.pool, conn)
+            raise
         return replica, conn, transaction
 
     @asynccontextmanager
