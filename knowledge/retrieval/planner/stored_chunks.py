@@ -14,7 +14,8 @@ from uuid import UUID
 
 import numpy as np
 
-ROW_BYTES = 300  # what a snapshot row holds on average: a chunk counts one row plus one per ROW_BYTES of its text and vector
+# what a snapshot row holds on average: a chunk counts one row plus one per ROW_BYTES of its text and vector
+ROW_BYTES = 300
 
 
 class StoredChunk(NamedTuple):
