@@ -12,6 +12,7 @@ import numpy as np
 
 from config import get_settings
 from knowledge import offload
+from knowledge.embedding_batches import token_length_batches
 from knowledge.heap import freeze_long_lived
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -126,11 +127,17 @@ class SentenceTransformerEmbedder:
         if not texts:
             return []
         model = self._thread_model()
-        outputs = model.encode(list(texts), batch_size=self.batch_size, output_value=None, show_progress_bar=False)
         # the model strips each text before tokenizing; offsets are shifted back onto the original text
         stripped = [str(t).strip() for t in texts]
         encoded = model.tokenizer(stripped, return_offsets_mapping=True, truncation="longest_first",
                                   max_length=model.max_seq_length)
+        # batches of texts with similar token counts (the model would group them by characters and pad more)
+        outputs: list[dict] = [{}] * len(texts)
+        for batch in token_length_batches([len(o) for o in encoded["offset_mapping"]], self.batch_size):
+            batch_outputs = model.encode([texts[i] for i in batch], batch_size=len(batch), output_value=None,
+                                         show_progress_bar=False)
+            for i, output in zip(batch, batch_outputs):
+                outputs[i] = output
         result: list[TokenVectors] = []
         for text, plain, output, offsets in zip(texts, stripped, outputs, encoded["offset_mapping"]):
             mask = output["attention_mask"].bool()
