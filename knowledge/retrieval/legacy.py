@@ -3,12 +3,12 @@ Kept forever as fallback."""
 from __future__ import annotations
 
 import asyncio
-from typing import Iterable, Sequence
+from typing import Iterable
 from uuid import UUID
 
 import numpy as np
 
-from knowledge.corpora import Corpus, CorpusRegistry
+from knowledge.corpora import Corpus, KnownCorpora
 from knowledge.db.database import Database
 from knowledge.db.queries import chunks as q
 from knowledge.retrieval.citations import assign_citations
@@ -24,12 +24,9 @@ def hit_from_record(row, corpus: Corpus, score: float | None = None, **scores: f
     )
 
 
-async def corpora_by_id(db: Database, ids: Sequence[UUID]) -> dict[UUID, Corpus]:
-    return {c.id: c for c in await CorpusRegistry(db).by_ids(list(ids))}
-
-
-async def legacy_search(db: Database, query_embedding: np.ndarray, query: str, corpus_ids: Iterable[object] | None,
-                        accessible_corpus_ids: Iterable[object], limit: int = 10) -> list[SearchHit]:
+async def legacy_search(db: Database, known_corpora: KnownCorpora, query_embedding: np.ndarray, query: str,
+                        corpus_ids: Iterable[object] | None, accessible_corpus_ids: Iterable[object],
+                        limit: int = 10) -> list[SearchHit]:
     scope = effective_scope(corpus_ids, accessible_corpus_ids)
     if scope.is_empty or not query.strip():
         return []
@@ -40,7 +37,7 @@ async def legacy_search(db: Database, query_embedding: np.ndarray, query: str, c
 
     # one connection per corpus, in parallel: the corpora share the cores (the planner's seeds do the same); the
     # corpus lookup runs beside them (rows of a corpus it does not know are dropped below)
-    corpora, *per_corpus = await asyncio.gather(corpora_by_id(db, scope.effective),
+    corpora, *per_corpus = await asyncio.gather(known_corpora.by_ids(scope.effective),
                                                 *(search(c) for c in scope.effective))
     rows = [row for corpus_rows in per_corpus for row in corpus_rows if row["corpus_id"] in corpora]
     hits = [hit_from_record(row, corpora[row["corpus_id"]], semantic=row["semantic_score"], keyword=row["keyword_score"])

@@ -102,7 +102,7 @@ class UnifiedRetrievalService:
     async def _legacy_hits(self, query: str, scope: Scope, limit: int) -> tuple[list[SearchHit], StageTrace]:
         started = time.perf_counter()
         embedding = await self.query_cache.embed(query)
-        hits = await legacy_search(self.db, embedding, query, scope.effective, scope.effective, limit)
+        hits = await legacy_search(self.db, self.corpora, embedding, query, scope.effective, scope.effective, limit)
         return hits, StageTrace("legacy", time.perf_counter() - started, {"hits": len(hits)})
 
     async def _legacy(self, query: str, kind: QueryKind, scope: Scope, limit: int) -> RetrievalResponse:

@@ -38,9 +38,6 @@ class Walk:
         at = [self.index[self.groups[e]] for e in entity_ids]
         return dict(zip(entity_ids, self.total[at].tolist()))
 
-    def mass_from_other_corpora(self, entity_id: int, corpus_id: UUID) -> float:
-        return self.masses_from_other_corpora(corpus_id)[self.index[self.groups[entity_id]]]
-
     def masses_from_other_corpora(self, corpus_id: UUID) -> list[float]:
         """By place in the mass arrays (``index``): the mass every group gets from the seeds of the other corpora."""
         others = self._others.get(corpus_id)
