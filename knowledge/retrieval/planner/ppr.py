@@ -74,7 +74,11 @@ def pagerank_of_edge_arrays(index: Mapping[Hashable, int], ends: np.ndarray, wei
     out_weight = np.asarray(adjacency.sum(axis=1)).ravel()
     dangling = out_weight == 0
     inverse = np.divide(1.0, out_weight, out=np.zeros_like(out_weight), where=~dangling)
-    transition = adjacency.multiply(inverse[:, None]).tocsr()  # row-stochastic where a row has edges
+    # row-stochastic where a row has edges: each stored weight scaled by its row's inverse in place of
+    # adjacency.multiply(...).tocsr(), which makes the same products through two format conversions
+    row_inverse = np.repeat(inverse, np.diff(adjacency.indptr))
+    transition = sparse.csr_array((adjacency.data * row_inverse, adjacency.indices, adjacency.indptr),
+                                  shape=(size, size))
     backward = transition.T
     restart = np.vstack(restarts)  # one row per distribution
     mass = restart.copy()
