@@ -24,6 +24,7 @@ import os
 import subprocess
 import time
 from pathlib import Path
+from typing import Callable
 
 from bench.harness import Timer, print_table, scratch_app
 from bench.multihop_data import MUSIQUE_DIR, MissingDataError, load_dataset
@@ -70,7 +71,7 @@ async def measure_musique(limit: int | None) -> dict:
         texts = [c.text for d in documents for c in chunk_text(d.text, chunking.chunk_size, chunking.chunk_overlap)]
         kapp.embedder.embed(texts[:8])  # load the model before anything is timed
 
-        def model_run(embed=kapp.embedder.embed) -> float:
+        def model_run(embed: Callable[[list[str]], object] = kapp.embedder.embed) -> float:
             started = time.perf_counter()
             embed(texts)
             return time.perf_counter() - started
