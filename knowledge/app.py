@@ -133,7 +133,8 @@ class KnowledgeApp:
         if not query.strip():
             return []
         embedding = await self.query_cache.embed(query)
-        return await legacy_search(self.db, self.retrieval.corpora, embedding, query, corpus_ids, accessible_corpus_ids, limit)
+        return await legacy_search(self.db, self.retrieval.corpora, embedding, query, corpus_ids,
+                                   accessible_corpus_ids, limit)
 
     async def rebuild_graph(self, corpus: Corpus) -> GraphBuildReport:
         """Re-extract a corpus graph from its chunks, then relink it into the canonical layer as ingest does."""
