@@ -3,6 +3,8 @@ step's batches pad little); chunk_index keeps each chunk's place in its document
 An embedder that cannot count tokens keeps document order."""
 from __future__ import annotations
 
+import random
+import string
 from pathlib import Path
 from typing import Sequence
 
@@ -86,3 +88,30 @@ async def test_an_embedder_without_token_counts_keeps_document_order(new_databas
     assert [(r["source_uri"], r["chunk_index"]) for r in rows] == [
         (uri, i) for uri, chunks in expected.items() for i in range(len(chunks))]
     _documents_whole(rows, expected)
+
+
+async def test_a_refused_document_spread_over_two_steps_is_named_once_and_the_rest_lands(new_database, embedder,
+                                                                                         tmp_path):
+    # two ~2 MB chunks of distinct words each exceed PostgreSQL's 1 MB tsvector limit (a real refusal, no mock);
+    # every chunk here reaches the model's token limit, so the stable order keeps them in document order and the
+    # huge document's chunks fall in the first two steps of 4
+    settings = make_settings(tmp_path, embedding_batch_size=1,
+                             chunking=ChunkingSettings(chunk_size=2_100_000, chunk_overlap=10))
+    kapp = await KnowledgeApp.open(settings, dsn=await new_database(), embedder=embedder, progress=False)
+    try:
+        corpus = await kapp.corpora.create("refusals")
+        rng = random.Random(11)
+        huge = "\n\n".join(" ".join("".join(rng.choices(string.ascii_lowercase, k=9)) for _ in range(200_000))
+                           for _ in range(2))
+        long_notes = [Document(f"long-{i}", " ".join(f"{WORDS[(i + k) % 10]} note {k}." for k in range(400)))
+                      for i in range(5)]
+        documents = [*long_notes[:3], Document("huge", huge), *long_notes[3:]]
+        report = await kapp.ingest_documents(corpus, documents)
+        assert [e.source_uri for e in report.errors] == ["huge"]
+        assert report.chunks_added == 5 and report.chunks_skipped == 0
+        async with kapp.db.connection() as conn:
+            stored = {r["source_uri"] for r in await conn.fetch(
+                "SELECT source_uri FROM knowledge WHERE corpus_id = $1", corpus.id)}
+        assert stored == {f"long-{i}" for i in range(5)}
+    finally:
+        await kapp.close()
