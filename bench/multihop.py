@@ -53,6 +53,10 @@ class MemoEmbedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([self._memo[t] for t in texts])
 
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """The model's token counts: the ingest stores its chunks in the order the app's embedder gives it."""
+        return self.inner.token_counts(texts)
+
 
 async def score_methods(kapp: KnowledgeApp, dataset: MultiHopDataset, ids: list, depth: int = 10,
                         only: Sequence[str] | None = None) -> dict:

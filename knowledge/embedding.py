@@ -122,6 +122,15 @@ class SentenceTransformerEmbedder:
         )
         return vectors.astype(np.float32, copy=False)
 
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens the model reads of each text (special tokens included, truncated as the model truncates)."""
+        if not texts:
+            return []
+        model = self._thread_model()
+        encoded = model.tokenizer([str(t).strip() for t in texts], truncation="longest_first",
+                                  max_length=model.max_seq_length)
+        return [len(ids) for ids in encoded["input_ids"]]
+
     def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
         """Sentence embeddings plus token vectors and their character offsets, from one model pass."""
         if not texts:

@@ -225,9 +225,12 @@ class IngestPipeline:
                                 report: IngestReport) -> tuple[list[NewChunk], int]:
         """The new chunks stored, and how many rows the database refused (their documents are in report.errors)."""
         batch = max(self.settings.embedding_batch_size, 1) * 4
+        if len(rows) > batch:
+            rows = await offload.bulk(self._token_sorted, rows)
         parts = [rows[start:start + batch] for start in range(0, len(rows), batch)]
         inserted: list[NewChunk] = []
         refused = 0
+        refused_documents: set[tuple[str, str]] = set()
         overlap = _StoredChunksOverlap(corpus, self.while_embedding)
         # the model embeds the next batch while the database stores this one and the analyzer reads it
         upcoming = asyncio.ensure_future(self._embed(parts[0])) if parts else None
@@ -238,12 +241,15 @@ class IngestPipeline:
                     assert upcoming is not None
                     part, analysing = await upcoming
                     upcoming = asyncio.ensure_future(self._embed(parts[index + 1])) if index + 1 < len(parts) else None
+                    # a document's chunks are spread over the steps: once refused, its later chunks are not tried
+                    storing = [r for r in part if (r.source_uri, r.document_hash) not in refused_documents]
+                    refused += len(part) - len(storing)
                     with ingest_stage_seconds.labels(stage="sql").time():
                         try:
-                            stored = await self._insert(corpus, part)
+                            stored = await self._insert(corpus, storing) if storing else []
                         except _DOCUMENT_REFUSALS:
-                            stored = await self._insert_by_document(corpus, part, report)
-                            refused += len(part) - len(stored)
+                            stored = await self._insert_by_document(corpus, storing, report, refused_documents)
+                            refused += len(storing) - len(stored)
                     analyses = await analysing
                     stored = [replace(c, analysis=analyses.get(c.content)) for c in stored]
                     inserted.extend(stored)
@@ -259,6 +265,16 @@ class IngestPipeline:
         await overlap.finish()
         logger.info("ingested %d new chunks into %s", len(inserted), corpus.name)
         return inserted, refused
+
+    def _token_sorted(self, rows: list[q.ChunkRow]) -> list[q.ChunkRow]:
+        """The rows longest first in tokens (stable), so each step's batches pad about as little as batches over
+        the whole ingest; document order when the embedder cannot count tokens."""
+        counts = getattr(self.embedder, "token_counts", None)
+        if counts is None:
+            return rows
+        with ingest_stage_seconds.labels(stage="chunk_embedding").time():
+            lengths = np.asarray(counts([r.content for r in rows]), dtype=np.int64)
+        return [rows[i] for i in np.argsort(-lengths, kind="stable").tolist()]
 
     async def _embed(self, rows: list[q.ChunkRow]) -> tuple[list[q.ChunkRow], asyncio.Future]:
         """The rows with their embeddings, and the chunk analyzer's result by chunk text (a future: the model goes
@@ -293,17 +309,19 @@ class IngestPipeline:
             await touch_corpus(conn, corpus.id)
         return [NewChunk(r["id"], r["corpus_id"], r["content"]) for r in records]
 
-    async def _insert_by_document(self, corpus: Corpus, rows: list[q.ChunkRow],
-                                  report: IngestReport) -> list[NewChunk]:
-        """A batch the database refused, again one document at a time: the refused documents are named."""
+    async def _insert_by_document(self, corpus: Corpus, rows: list[q.ChunkRow], report: IngestReport,
+                                  refused_documents: set[tuple[str, str]]) -> list[NewChunk]:
+        """A batch the database refused, again one document at a time: the refused documents are named (and
+        added to ``refused_documents``)."""
         by_document: dict[tuple[str, str], list[q.ChunkRow]] = {}
         for row in rows:
             by_document.setdefault((row.source_uri, row.document_hash), []).append(row)
         inserted: list[NewChunk] = []
-        for (source_uri, _), document_rows in by_document.items():
+        for (source_uri, document_hash), document_rows in by_document.items():
             try:
                 inserted.extend(await self._insert(corpus, document_rows))
             except _DOCUMENT_REFUSALS as exc:
+                refused_documents.add((source_uri, document_hash))
                 logger.warning("the database refused %s: %s", source_uri, exc)
                 report.errors.append(LoadError(source_uri, f"not stored: {exc}"))
         return inserted
