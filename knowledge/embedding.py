@@ -88,7 +88,8 @@ class SentenceTransformerEmbedder:
                     raise
                 except Exception as exc:  # noqa: BLE001 - surface as a clear domain error
                     raise EmbeddingError(f"could not load embedding model {self.model_name!r}: {exc}") from exc
-                actual = model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension") else model.get_sentence_embedding_dimension()
+                dimension_of = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+                actual = dimension_of()
                 if actual != self.dimension:
                     raise EmbeddingError(
                         f"embedding model gives {actual}-d vectors but NE_EMBEDDING_DIMENSION is {self.dimension}"

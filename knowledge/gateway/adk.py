@@ -28,6 +28,7 @@ CONTEXT_PARAMETER = "tool_context"
 ChannelView = Callable[[str], Awaitable[list[UUID]]]
 # The gateway of the running app (opened lazily by the agent runtime, so a provider rather than a value).
 GatewayProvider = Callable[[], Awaitable[ToolGateway]]
+AsyncTool = Callable[..., Awaitable[dict[str, Any]]]
 
 
 class AgentToolArguments(BaseModel):
@@ -36,8 +37,7 @@ class AgentToolArguments(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-def through_gateway(func: Callable[..., Awaitable[dict[str, Any]]], *,
-                    gateway: GatewayProvider, accessible_corpus_ids: ChannelView) -> Callable[..., Awaitable[dict[str, Any]]]:
+def through_gateway(func: AsyncTool, *, gateway: GatewayProvider, accessible_corpus_ids: ChannelView) -> AsyncTool:
     """``func`` (an async ADK tool taking ``tool_context``) with every call passing the gateway."""
 
     @functools.wraps(func)

@@ -4,8 +4,8 @@ Routing (DESIGN.md section 3): feature flag off or no corpus mentioned -> legacy
 planner, dense seeds and entity hops inside the corpus; several -> planner with per-corpus seeds, entity hops
 and cross-corpus graph expansion. Only overview questions skip the graph; whether graph evidence makes the
 results is decided at rerank, where dense's best chunks keep their places. Callers only say which corpora;
-nobody can force the graph. Any planner failure or the pipeline timeout (settings.planner.timeout_seconds, over every stage after
-the query embedding) gives the legacy result (mode "fallback").
+nobody can force the graph. Any planner failure or the pipeline timeout (settings.planner.timeout_seconds, over
+every stage after the query embedding) gives the legacy result (mode "fallback").
 """
 from __future__ import annotations
 
