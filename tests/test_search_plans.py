@@ -17,11 +17,21 @@ async def test_candidate_functions_estimate_the_rows_they_return(kapp):
 def test_the_embedded_cluster_is_configured_with_its_shared_buffers_once(tmp_path):
     data_dir = tmp_path / "pg"
     server = start_embedded_server(data_dir, "256MB")
-    # the file setting the server reads at its next start (the running server is not restarted)
-    assert "256MB" in server.psql("SELECT setting FROM pg_file_settings WHERE name = 'shared_buffers';")
+    # a cluster the call created is restarted with the setting, so its first session already has it
+    assert "256MB" in server.psql("SHOW shared_buffers;")
     written = (data_dir / "postgresql.auto.conf").stat().st_mtime_ns
-    start_embedded_server(data_dir, "256MB")  # already configured: the file is left alone
+    started = server.get_pid()
+    start_embedded_server(data_dir, "256MB")  # already configured: the file is left alone, the server kept
     assert (data_dir / "postgresql.auto.conf").stat().st_mtime_ns == written
+    assert server.get_pid() == started
+
+
+def test_a_running_cluster_gets_a_new_shared_buffers_at_its_next_start(tmp_path):
+    data_dir = tmp_path / "pg"
+    server = start_embedded_server(data_dir)
+    start_embedded_server(data_dir, "192MB")  # not created by this call: other processes may share it
+    assert "192MB" not in server.psql("SHOW shared_buffers;")
+    assert "192MB" in server.psql("SELECT setting FROM pg_file_settings WHERE name = 'shared_buffers';")
     with pytest.raises(DatabaseUnavailableError, match="not a size"):
         start_embedded_server(data_dir, "1GB'; DROP TABLE knowledge; --")
 

