@@ -14,7 +14,8 @@ the library's size (log chunk count, relative). The best library is always taken
 evidence) joins only when it holds a query entity or two query terms the chosen ones miss, or one missing term
 while almost as relevant. A connective question (relation, multi-hop, comparison) gets a second library so
 the planner's graph expansion can follow entity bridges. Thin evidence, or a rule pointing at a library outside
-the view, gives a knowledge gap naming the owner to ask. Only topology metadata (never content) of invisible libraries is used for that.
+the view, gives a knowledge gap naming the owner to ask. Only topology metadata (never content) of invisible
+libraries is used for that.
 """
 from __future__ import annotations
 

@@ -48,8 +48,8 @@ def start_embedded_server(data_dir: Path, shared_buffers: str | None = None):
 def _configure_shared_buffers(server, data_dir: Path, value: str) -> bool:
     """Whether the setting was written now (a running server reads it at its next start)."""
     # PostgreSQL's default of 128MB holds a fraction of the HNSW index and heap of 5 x 20k chunks (~350 MB), so
-    # every search read most of its pages from the OS cache (issue 20). Only written when it differs, and the
-    # running server is not restarted: other processes may share it.
+    # every search read most of its pages from the OS cache (issue 20). Only written when it differs; a running
+    # server is not restarted here (other processes may share it).
     if not re.fullmatch(r"[0-9]+(kB|MB|GB|TB)?", value):
         raise ValueError(f"shared_buffers {value!r} is not a size such as 1GB or 512MB")
     auto_conf = data_dir / "postgresql.auto.conf"
