@@ -24,6 +24,8 @@ def test_the_embedded_cluster_is_configured_with_its_shared_buffers_once(tmp_pat
     start_embedded_server(data_dir, "256MB")  # already configured: the file is left alone, the server kept
     assert (data_dir / "postgresql.auto.conf").stat().st_mtime_ns == written
     assert server.get_pid() == started
+    with pytest.raises(DatabaseUnavailableError, match="not a size"):
+        start_embedded_server(data_dir, "1GB'; DROP TABLE knowledge; --")
 
 
 def test_a_running_cluster_gets_a_new_shared_buffers_at_its_next_start(tmp_path):
@@ -32,8 +34,6 @@ def test_a_running_cluster_gets_a_new_shared_buffers_at_its_next_start(tmp_path)
     start_embedded_server(data_dir, "192MB")  # not created by this call: other processes may share it
     assert "192MB" not in server.psql("SHOW shared_buffers;")
     assert "192MB" in server.psql("SELECT setting FROM pg_file_settings WHERE name = 'shared_buffers';")
-    with pytest.raises(DatabaseUnavailableError, match="not a size"):
-        start_embedded_server(data_dir, "1GB'; DROP TABLE knowledge; --")
 
 
 async def test_relation_evidence_is_searched_through_a_stored_vector(kapp):
