@@ -482,6 +482,27 @@ NAME_BOUNDARY_CASES = [
     # prepositions and media formats are no names
     ("Alongside Saeco, Eugster is one of the largest makers. The Soundhouse Tapes is the debut EP by Iron Maiden.",
      {"Saeco", "Iron Maiden"}, {"Alongside Saeco", "EP"}),
+    # the title-case name a paragraph opens on, small words and all, and that name again in a title line;
+    # not a person of an organisation, not across a sentence end
+    ("Jump for Glory is a 1937 British romantic drama film.", {"Jump for Glory"}, {"Glory"}),
+    ("The Jewel of the Nile\n\nThe Jewel of the Nile is a 1985 action-adventure film starring Michael Douglas.",
+     {"Jewel of the Nile", "Michael Douglas"}, {"Jewel", "Nile"}),
+    ("Maria Santos of Cobalt Systems is the new lead.", {"Maria Santos", "Cobalt Systems"},
+     {"Maria Santos of Cobalt Systems"}),
+    ("Prepared by Sofia Keller. This is the plan.", {"Sofia Keller"}, {"Prepared by Sofia Keller"}),
+    # places and scripts whose names hold an "and"; two places joined by "and" are two names
+    ("Citizens of the Republic of Trinidad and Tobago may apply (Traditional Chinese: 廉政).",
+     {"Republic of Trinidad and Tobago", "Traditional Chinese"}, {"Republic of Trinidad", "Tobago", "Traditional"}),
+    ("The Van Dusen families of the United States and Canada descend from him.", {"United States", "Canada"},
+     {"United States and Canada"}),
+    ("The Consulate General of the United States in Shanghai is one of six.",
+     {"Consulate General of the United States", "Shanghai"}, {"Consulate General"}),
+    # beside a numbered instance the bare series is no entity; without one it stays
+    ("The 2018 Winter Olympics were held in Pyeongchang, the first time South Korea hosted the Winter Olympics "
+     "and the second time the Olympic Games were held in the country.",
+     {"2018 Winter Olympics", "South Korea"}, {"Winter Olympics", "Olympic Games"}),
+    ("Tug of war was contested as a team event in the Summer Olympics from 1900 to 1920.", {"Summer Olympics"},
+     set()),
 ]
 
 
@@ -499,6 +520,13 @@ def test_a_lone_given_name_after_the_full_name_is_that_person(ex):
     names = by_name(r)
     assert "Brian" not in names
     assert len(names["Brian Harvey"].mentions) == 2
+
+
+def test_a_country_short_name_beside_its_full_name_is_that_country(ex):
+    names = by_name(ex.extract("The U.S. dollar is the currency of the United States. The UK uses the pound."))
+    assert "U.S" not in names and "U.S." not in names
+    assert len(names["United States"].mentions) == 2
+    assert "UK" in names                                            # no "United Kingdom" in this text to join
 
 
 def test_a_flattened_infobox_keeps_only_names_with_evidence(ex):

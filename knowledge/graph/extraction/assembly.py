@@ -76,6 +76,7 @@ def assemble(text: str, sentences: list[tuple[int, int]], accepted: list[Candida
             groups[key] = g = Group(key, [], Counter())
         g.mentions.append(c)
         g.votes.update(c.votes)
+    _merge_country_short_names(groups)
     _merge_short_names(groups)
     by_sentence: dict[int, list[Candidate]] = {}
     for c in accepted:
@@ -145,16 +146,26 @@ def _merge_short_names(groups: dict[str, Group]) -> None:
             targets = [t for t in by_last.get(key, []) if t.key != key]
         if not targets and surf.lower() in P.FIRST_NAMES:
             targets = [t for t in by_given.get(key, []) if t.key != key]
-        if len(targets) != 1:
-            continue
-        target = targets[0]
-        for m in g.mentions:
-            m.key = target.key
-            m.short_alias = True
-        target.mentions.extend(g.mentions)
-        target.mentions.sort(key=lambda m: m.start)
-        target.votes.update(g.votes)
-        del groups[key]
+        if len(targets) == 1:
+            _merge_into(groups, key, targets[0])
+
+
+def _merge_country_short_names(groups: dict[str, Group]) -> None:
+    """"U.S." in a text that also writes "the United States": one country, named in full."""
+    for short, full in P.COUNTRY_SHORT_NAMES.items():
+        if short in groups and full in groups:
+            _merge_into(groups, short, groups[full])
+
+
+def _merge_into(groups: dict[str, Group], key: str, target: Group) -> None:
+    """The mentions of ``groups[key]`` become short-name mentions of ``target`` (which keeps its display name)."""
+    g = groups.pop(key)
+    for m in g.mentions:
+        m.key = target.key
+        m.short_alias = True
+    target.mentions.extend(g.mentions)
+    target.mentions.sort(key=lambda m: m.start)
+    target.votes.update(g.votes)
 
 
 _ROLE_VOTES: dict[str, tuple[tuple[str, str, float], ...]] = {

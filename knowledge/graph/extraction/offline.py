@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 
@@ -107,8 +108,9 @@ class OfflineExtractor:
             self._quoted(text, s, e, si, cands)
             if P.CJK_RE.search(text, s, e):
                 chinese_candidates(text, s, e, si, cands)
+        cands.extend(_whole_names(text, sentences))
         cands = self._filter_weak(cands)
-        accepted = self._resolve_overlaps(cands)
+        accepted = [c for c in _without_series_names(self._resolve_overlaps(cands)) if not _office_only(c)]
         for c in accepted:
             self._context_votes(text, c)
         return assemble(text, sentences, accepted)
@@ -224,6 +226,8 @@ class OfflineExtractor:
                     end = nxt_e
                     j += 1
                     break
+                if nxt.lower() in P.INFOBOX_LABELS or cur.lower() in P.INFOBOX_LABELS:
+                    break
                 if is_cap(nxt) and (nxt.lower() not in P.STOPWORDS or nxt.lower() in P.TITLES
                                     or _season_name(nxt, toks, j + 1)):
                     if (nxt.lower() in P.MONTHS_DAYS and not _season_name(nxt, toks, j + 1)) or nxt.lower() in ("i",):
@@ -240,6 +244,11 @@ class OfflineExtractor:
                         and not any(toks[k][2] == "of" for k in parts)
                         and not (nxt == "and" and _coordinated(toks, parts, j + 2))):
                     parts.extend((j + 1, j + 2))
+                    end = toks[j + 2][1]
+                    j += 2
+                    continue
+                if nxt == "and" and j + 2 < n and _and_inside_name(text, toks, parts, j):
+                    parts.extend((j + 1, j + 2))                     # "College of Arts and Sciences"
                     end = toks[j + 2][1]
                     j += 2
                     continue
@@ -411,7 +420,7 @@ class OfflineExtractor:
                     or re.fullmatch(r"[IVX]+", w):
                 return
             if (low in P.INITIAL_STOPWORDS or low in P.HEAD_WORDS or low in P.NATIONALITIES
-                    or low in P.NEVER_ALONE) and not known:
+                    or low in P.NEVER_ALONE or low in P.INFOBOX_LABELS) and not known:
                 return
             if low in P.NON_ENTITY_ACRONYMS or w.rstrip("s").lower() in P.NON_ENTITY_ACRONYMS:
                 return
@@ -602,8 +611,27 @@ def _of_head(word: str) -> bool:
 
 def _coordinated(toks: list, parts: list[int], k: int) -> bool:
     """ "X and Y" lists two names when X already ends as a place ("Hong Kong Island and Kowloon", "New York City
-    and Buffalo") or Y starts as a person ("Andrew Marks and Spencer Unger"); not "Museum and Art Gallery"."""
-    return toks[parts[-1]][2].lower() in P.PLACE_HEADS or toks[k][2].lower() in P.FIRST_NAMES
+    and Buffalo", "the United States and Canada") or Y starts as a person or a known place ("Andrew Marks and
+    Spencer Unger", "Dubai and Abu Dhabi"); not "Museum and Art Gallery"."""
+    return toks[parts[-1]][2].lower() in P.PLACE_HEADS or toks[k][2].lower() in P.FIRST_NAMES \
+        or normalize_name(" ".join(toks[x][2] for x in parts)) in P.PLACE_GAZ or normalize_name(toks[k][2]) in P.PLACE_GAZ
+
+
+def _and_inside_name(text: str, toks: list, parts: list[int], j: int) -> bool:
+    """ "and" inside the name of an institution that already has its "of" / "for" ("Newark College of Arts and
+    Sciences", "Organisation for Economic Co-operation and Development", "Union of Cleaners and Housekeepers"),
+    not before a second name ("University of Tokyo and Kyoto University", "Bank of England and Barclays")."""
+    k = j + 2
+    if text[toks[j][1]:toks[j + 1][0]] != " " or text[toks[j + 1][1]:toks[k][0]] != " " \
+            or not any(toks[x][2] in ("of", "for") for x in parts) or not is_cap(toks[k][2]) \
+            or toks[k][2].lower() in P.STOPWORDS or _coordinated(toks, parts, k) or known_key(normalize_name(toks[k][2])):
+        return False
+    tail = [toks[k][2]]
+    while k + 1 < len(toks) and text[toks[k][1]:toks[k + 1][0]] == " " and is_cap(toks[k + 1][2]):
+        k += 1
+        tail.append(toks[k][2])
+    last = tail[-1].lower()
+    return not (len(tail) >= 2 and last in P.HEAD_WORDS) and (last in P.FIELD_WORDS or looks_common(last))
 
 
 def _title_fragment(text: str, start: int, end: int) -> bool:
@@ -677,5 +705,93 @@ def _regnal(text: str, cur: str, numeral: str, numeral_end: int) -> bool:
 def _legal_suffix_only(toks: list, parts: list[int]) -> bool:
     return all(toks[k][2].lower() in P.LEGAL_SUFFIXES for k in parts)
 
+
+
+def _whole_names(text: str, sentences: list[tuple[int, int]]) -> list[Candidate]:
+    """Names whose inner small words would cut them apart, as candidates that win every overlap: the title a
+    text opens on ("The Jewel of the Nile is a 1985 film") and the places and scripts whose names hold an "and"
+    ("Trinidad and Tobago", "Traditional Chinese")."""
+    found: list[Candidate] = []
+    for si, (s, e) in enumerate(sentences):
+        lead = _lead_name(text, s, e) if not text[:s].strip(" \t") or text[:s].rstrip(" \t").endswith("\n") else None
+        if lead:
+            surface = text[lead[0]:lead[1]]
+            if surface.split(" ", 1)[0].lower() in ("the", "a", "an"):
+                surface = surface.split(" ", 1)[1]
+            votes = english_votes(surface.split(), surface, title=False, legal=False)
+            for m in re.finditer(re.escape(surface), text):       # the name again, in a title line or later
+                found.append(Candidate(m.start(), m.end(), surface, normalize_name(surface), votes.copy(), 4,
+                                       _sentence_at(sentences, m.start())))
+    for m in P.COMPOUND_NAME_RE.finditer(text):
+        votes = type_votes(CONCEPT=4) if m.group().endswith("Chinese") else type_votes(PLACE=4)
+        found.append(Candidate(m.start(), m.end(), m.group(), normalize_name(m.group()), votes, 4,
+                               _sentence_at(sentences, m.start())))
+    return found
+
+
+# "<title-case name> (...) is a / was an ...": how an encyclopedic text opens on its subject
+_LEAD_NAME_END_RE = re.compile(r"\s+(?:\([^)\n]*\)\s+)?(?:is|was)\s+(?:a|an|the)\b")
+_TITLE_SMALL_WORDS = frozenset("a an the and of on at in for to from by with be nor but as into upon over".split())
+MAX_LEAD_NAME_WORDS = 10
+MAX_LEAD_NAME_CHARS = 200
+
+
+def _lead_name(text: str, s: int, e: int) -> tuple[int, int] | None:
+    """The span of the title-case name the sentence ``text[s:e]``, which opens a paragraph, opens on when small
+    words sit inside it ("Jump for Glory", "It'll be Alright on the Night", "The Girl Who Kicked the Hornets'
+    Nest"); without them the runs of capitalised words already find it. Not a person of an organisation
+    ("Maria Santos of Cobalt Systems is")."""
+    start = s + len(text[s:e]) - len(text[s:e].lstrip())
+    end = _LEAD_NAME_END_RE.search(text, start, min(e, start + MAX_LEAD_NAME_CHARS))
+    if not end or any(ch in text[start:end.start()] for ch in ",;:\n"):
+        return None
+    words = text[start:end.start()].split()
+    if not 2 <= len(words) <= MAX_LEAD_NAME_WORDS or not (is_cap(words[0]) and is_cap(words[-1])) \
+            or not all(is_cap(w) or w[0].isdigit() or w in _TITLE_SMALL_WORDS for w in words):
+        return None
+    inner_small = [k for k in range(1, len(words) - 1) if words[k] in _TITLE_SMALL_WORDS]
+    if not inner_small:
+        return None
+    first = words[0].lower().rstrip(".")
+    if inner_small[0] >= 2 and (first in P.FIRST_NAMES or first in P.PINYIN_SURNAMES or first in P.TITLES):
+        return None
+    return start, end.start()
+
+
+def _sentence_at(sentences: list[tuple[int, int]], pos: int) -> int:
+    return max(bisect_right([s for s, _ in sentences], pos) - 1, 0)
+
+
+def _office_only(c: Candidate) -> bool:
+    """ "the Officer", "a Vice President": a role, not a named entity."""
+    words = c.surface.lower().replace(".", "").split()
+    return c.english and all(w in P.OFFICE_WORDS or w in ("of", "the") for w in words) \
+        and any(w in P.OFFICE_WORDS for w in words)
+
+
+# "the 2018 Winter Olympics", "the 38th Chess Olympiad": one numbered instance of a series
+_NUMBERED_INSTANCE_RE = re.compile(r"(?:1[5-9]\d\d|20\d\d|\d+(?:st|nd|rd|th)) (.+)")
+_SERIES_HEADS = P.EVENT_HEADS | P.SEASON_NAME_HEADS | {"olympiad"}
+# the many names of one series: "the Olympic Games", "the Winter Games", "the Summer Olympics"
+_OLYMPIC_SERIES_WORDS = frozenset(["olympic", "olympics", "games", "olympiad", "winter", "summer", "youth",
+                                   "paralympic", "paralympics"])
+_OLYMPIC_SERIES = "olympic games (any)"
+
+
+def _without_series_names(accepted: list[Candidate]) -> list[Candidate]:
+    """Beside a numbered instance, the bare series ("the Winter Olympics", "Olympics" next to "the 2018 Winter
+    Olympics") is no entity of its own: it would tie together every text about any of its instances."""
+    series: set[str] = set()
+    for c in accepted:
+        m = _NUMBERED_INSTANCE_RE.fullmatch(c.surface)
+        if m and m.group(1).split()[-1].lower() in _SERIES_HEADS:
+            words = m.group(1).split()
+            series.update(normalize_name(" ".join(words[k:])) for k in range(len(words)))
+            if words[-1].lower() in _OLYMPIC_SERIES_WORDS:
+                series.add(_OLYMPIC_SERIES)
+    if not series:
+        return accepted
+    return [c for c in accepted if c.key not in series and not (
+        _OLYMPIC_SERIES in series and all(w in _OLYMPIC_SERIES_WORDS for w in c.surface.lower().split()))]
 
 DEFAULT_OFFLINE_EXTRACTOR = OfflineExtractor()

@@ -125,6 +125,25 @@ TITLES = frozenset(w.lower() for w in _words(
     "Researcher Scientist Prime Dr. Prof. Captain Lieutenant Sergeant Representative Congressman Congresswoman "
     "Commissioner Ambassador Admiral Historian"
 ))
+# Offices and ranks: with TITLES, a name made only of them ("Officer", "Vice President", "Chief Editor") names a
+# role, not an entity.
+OFFICE_WORDS = TITLES | frozenset(w.lower() for w in _words(
+    "Officer Officers Leader Leaders Secretary Commander Champion Grandmaster Member Members Ministers Coroner "
+    "Coroners Deputy Elect Premier Speaker Treasurer Chief Vice Assistant Acting Editor General Attorney"
+))
+# Fields an institution is "of": the common nouns after "and" in "College of Arts and Sciences"
+FIELD_WORDS = frozenset(w.lower() for w in _words(
+    "Arts Science Sciences Technology Industry Culture Sport Sports Affairs Health Welfare Services Commerce Trade "
+    "Education Research Environment Energy Transport Justice Finance Tourism Agriculture Fisheries Oceans Defence "
+    "Defense Security Labour Labor Medicine Law Letters Mathematics Engineering Design History Music Drama Peace "
+    "Resources Forestry Communications Media Planning Housing Heritage Innovation Parks Recreation Wildlife Policy "
+    "Economy"
+))
+# Labels of an infobox flattened into the text ("... Fate Acquired by Gart Sports Founded 1919 Defunct 2005
+# Headquarters Houston ..."): no part of a name, never a name alone.
+INFOBOX_LABELS = frozenset(w.lower() for w in _words(
+    "Founded Defunct Headquarters Website Starring Presented Released Fate Parent Products Genre Genres Subsidiaries"
+))
 # Titles that reliably end with a period and never end a sentence.
 ABBREVIATIONS = frozenset(w.lower() for w in _words(
     "Dr Prof Mr Mrs Ms Mx St Sr Jr vs etc al eg ie e.g i.e cf approx No Nos Vol Fig Figs Eq Eqs "
@@ -144,7 +163,7 @@ CONNECTORS = frozenset(["of", "for", "de", "del", "della", "di", "da", "du", "la
 NAME_PARTICLES = frozenset(["de", "del", "della", "di", "da", "du", "la", "le", "van", "von", "der", "den"])
 # Heads that may be followed by "of"/"for"/"&"/"and" inside one name ("University of Tokyo").
 OF_HEADS = frozenset(w.lower() for w in _words(
-    "University Institute Institution Bank Department Ministry School College Academy Museum Society "
+    "University Institute Institution Bank Department Ministry School College Academy Museum Society General "
     "Association Council Federation League Republic Kingdom Board Office Bureau Center Centre "
     "Laboratory Lab Labs Foundation Church Cathedral Hall Gulf Sea Isle Isles Cape Lake Mount Port "
     "State States Province City Conference Summit Congress Commission Committee Agency Authority "
@@ -453,6 +472,19 @@ NON_ENTITY_ACRONYMS = frozenset(w.lower() for w in _words(
     "BST JST CST IST AD BC CE BCE RE FW FWD CC BCC PS NB PP II III IV VI VII VIII IX XI XII P50 P90 P95 "
     "P99 SLA No Nr EP CD DVD VHS ABV"
 ))
+# Names joined by "and" that are one place or one script, not two: "Trinidad and Tobago", "Traditional Chinese".
+COMPOUND_NAME_RE = re.compile(
+    r"\b(?:(?:(?:Federal |Democratic |Co-operative |Socialist )?Republic|(?:United )?Kingdom|Federation) of )?"
+    r"(?:Trinidad and Tobago|Bosnia and Herzegovina|Antigua and Barbuda|Saint Kitts and Nevis|"
+    r"Saint Vincent and the Grenadines|S(?:ão|ao) Tom(?:é|e) and Pr(?:í|i)ncipe|Saint Pierre and Miquelon|"
+    r"Akrotiri and Dhekelia|Turks and Caicos Islands|Wallis and Futuna|Heard Island and McDonald Islands|"
+    r"Serbia and Montenegro|Rhodesia and Nyasaland|"
+    r"Traditional Chinese|Simplified Chinese)\b")
+# A country's short name that a text also writes in full is the same country: "U.S." and "the United States".
+COUNTRY_SHORT_NAMES = {"us": "unitedstates", "usa": "unitedstates", "unitedstatesofamerica": "unitedstates",
+                       "uk": "unitedkingdom", "ussr": "sovietunion", "uae": "unitedarabemirates",
+                       "prc": "peoplesrepublicofchina", "drc": "democraticrepublicofthecongo",
+                       "eu": "europeanunion", "un": "unitednations"}
 QUARTER_RE = re.compile(r"(?:Q[1-4]|H[12]|FY\d{2,4}|[1-9]Q|CY\d{2,4}|P[0-9]|V[0-9])")
 PERSON_VERB_AFTER_ZH = re.compile(r"^(?:说|表示|认为|指出|强调|介绍|透露|称|曾|也|在|加入|担任|毕业|出生|教授|博士|先生|女士)")
 PLACE_BEFORE_RE = re.compile(
