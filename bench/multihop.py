@@ -93,7 +93,7 @@ async def score_methods(kapp: KnowledgeApp, dataset: MultiHopDataset, ids: list,
         methods[name] = ablated_planner(kapp, ids, fetch, overrides, key_of_hit)
     if only:
         methods = {name: m for name, m in methods.items() if name in only or name == BASELINE}
-    scores = await score_questions(kapp, dataset, methods, before_scoring=modes.clear)
+    scores = await score_questions(kapp, dataset, methods, ids, before_scoring=modes.clear)
     spread = [i for i, qn in enumerate(dataset.questions) if corpus_spread(dataset, qn, corpus_count) > 1]
     baseline = scores[BASELINE].recall[5]
     return {

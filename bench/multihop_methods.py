@@ -75,14 +75,16 @@ def ablated_planner(kapp: KnowledgeApp, ids: list, fetch: int, overrides: dict[s
     return search
 
 
-async def score_questions(kapp: KnowledgeApp, dataset: MultiHopDataset, methods: dict[str, Method],
+async def score_questions(kapp: KnowledgeApp, dataset: MultiHopDataset, methods: dict[str, Method], ids: list,
                           before_scoring: Callable[[], None] = lambda: None) -> dict[str, MethodScores]:
     """Every method on every question, timed per method; two unscored warm-up questions first (model, pools,
-    plan caches)."""
+    plan caches), then the wait for the graph snapshots they queued, so that no method is timed while the snapshots
+    load in the background (as in a serving app past its first questions; `bench.planner_stages` does the same)."""
     scores = {name: MethodScores() for name in methods}
     for question in dataset.questions[:2]:
         for method in methods.values():
             await method(question.question, kapp.query_cache.embed_query(question.question))
+    await kapp.retrieval.graph_snapshots.load(ids)
     before_scoring()
     for question in dataset.questions:
         vector = kapp.query_cache.embed_query(question.question)

@@ -45,7 +45,7 @@ async def add_reference_rows(result: dict, dataset: MultiHopDataset, corpus_coun
         methods = {"planner": planner,
                    "planner_no_entity_hops": ablated_planner(kapp, ids, 20, PLANNER_ABLATIONS["planner_no_entity_hops"],
                                                               key_of_hit)}
-        scores = await score_questions(kapp, dataset, methods)
+        scores = await score_questions(kapp, dataset, methods, ids)
     spread = [i for i, qn in enumerate(dataset.questions) if corpus_spread(dataset, qn, len(ids)) > 1]
     for name, s in scores.items():
         result["methods"][name + SUFFIX] = {
