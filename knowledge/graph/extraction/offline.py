@@ -614,7 +614,8 @@ def _coordinated(toks: list, parts: list[int], k: int) -> bool:
     and Buffalo", "the United States and Canada") or Y starts as a person or a known place ("Andrew Marks and
     Spencer Unger", "Dubai and Abu Dhabi"); not "Museum and Art Gallery"."""
     return toks[parts[-1]][2].lower() in P.PLACE_HEADS or toks[k][2].lower() in P.FIRST_NAMES \
-        or normalize_name(" ".join(toks[x][2] for x in parts)) in P.PLACE_GAZ or normalize_name(toks[k][2]) in P.PLACE_GAZ
+        or normalize_name(" ".join(toks[x][2] for x in parts)) in P.PLACE_GAZ \
+        or normalize_name(toks[k][2]) in P.PLACE_GAZ
 
 
 def _and_inside_name(text: str, toks: list, parts: list[int], j: int) -> bool:
@@ -624,7 +625,8 @@ def _and_inside_name(text: str, toks: list, parts: list[int], j: int) -> bool:
     k = j + 2
     if text[toks[j][1]:toks[j + 1][0]] != " " or text[toks[j + 1][1]:toks[k][0]] != " " \
             or not any(toks[x][2] in ("of", "for") for x in parts) or not is_cap(toks[k][2]) \
-            or toks[k][2].lower() in P.STOPWORDS or _coordinated(toks, parts, k) or known_key(normalize_name(toks[k][2])):
+            or toks[k][2].lower() in P.STOPWORDS or _coordinated(toks, parts, k) \
+            or known_key(normalize_name(toks[k][2])):
         return False
     tail = [toks[k][2]]
     while k + 1 < len(toks) and text[toks[k][1]:toks[k + 1][0]] == " " and is_cap(toks[k + 1][2]):
@@ -706,14 +708,18 @@ def _legal_suffix_only(toks: list, parts: list[int]) -> bool:
     return all(toks[k][2].lower() in P.LEGAL_SUFFIXES for k in parts)
 
 
-
 def _whole_names(text: str, sentences: list[tuple[int, int]]) -> list[Candidate]:
     """Names whose inner small words would cut them apart, as candidates that win every overlap: the title a
     text opens on ("The Jewel of the Nile is a 1985 film") and the places and scripts whose names hold an "and"
     ("Trinidad and Tobago", "Traditional Chinese")."""
+    starts = [s for s, _ in sentences]
+
+    def sentence_at(pos: int) -> int:
+        return max(bisect_right(starts, pos) - 1, 0)
+
     found: list[Candidate] = []
-    for si, (s, e) in enumerate(sentences):
-        lead = _lead_name(text, s, e) if not text[:s].strip(" \t") or text[:s].rstrip(" \t").endswith("\n") else None
+    for s, e in sentences:
+        lead = _lead_name(text, s, e) if _opens_paragraph(text, s) else None
         if lead:
             surface = text[lead[0]:lead[1]]
             if surface.split(" ", 1)[0].lower() in ("the", "a", "an"):
@@ -721,12 +727,20 @@ def _whole_names(text: str, sentences: list[tuple[int, int]]) -> list[Candidate]
             votes = english_votes(surface.split(), surface, title=False, legal=False)
             for m in re.finditer(re.escape(surface), text):       # the name again, in a title line or later
                 found.append(Candidate(m.start(), m.end(), surface, normalize_name(surface), votes.copy(), 4,
-                                       _sentence_at(sentences, m.start())))
+                                       sentence_at(m.start())))
     for m in P.COMPOUND_NAME_RE.finditer(text):
         votes = type_votes(CONCEPT=4) if m.group().endswith("Chinese") else type_votes(PLACE=4)
         found.append(Candidate(m.start(), m.end(), m.group(), normalize_name(m.group()), votes, 4,
-                               _sentence_at(sentences, m.start())))
+                               sentence_at(m.start())))
     return found
+
+
+def _opens_paragraph(text: str, s: int) -> bool:
+    """Only spaces or tabs between ``s`` and the start of the text or of its line."""
+    j = s - 1
+    while j >= 0 and text[j] in " \t":
+        j -= 1
+    return j < 0 or text[j] == "\n"
 
 
 # "<title-case name> (...) is a / was an ...": how an encyclopedic text opens on its subject
@@ -758,10 +772,6 @@ def _lead_name(text: str, s: int, e: int) -> tuple[int, int] | None:
     return start, end.start()
 
 
-def _sentence_at(sentences: list[tuple[int, int]], pos: int) -> int:
-    return max(bisect_right([s for s, _ in sentences], pos) - 1, 0)
-
-
 def _office_only(c: Candidate) -> bool:
     """ "the Officer", "a Vice President": a role, not a named entity."""
     words = c.surface.lower().replace(".", "").split()
@@ -775,23 +785,23 @@ _SERIES_HEADS = P.EVENT_HEADS | P.SEASON_NAME_HEADS | {"olympiad"}
 # the many names of one series: "the Olympic Games", "the Winter Games", "the Summer Olympics"
 _OLYMPIC_SERIES_WORDS = frozenset(["olympic", "olympics", "games", "olympiad", "winter", "summer", "youth",
                                    "paralympic", "paralympics"])
-_OLYMPIC_SERIES = "olympic games (any)"
 
 
 def _without_series_names(accepted: list[Candidate]) -> list[Candidate]:
     """Beside a numbered instance, the bare series ("the Winter Olympics", "Olympics" next to "the 2018 Winter
     Olympics") is no entity of its own: it would tie together every text about any of its instances."""
     series: set[str] = set()
+    olympic = False
     for c in accepted:
         m = _NUMBERED_INSTANCE_RE.fullmatch(c.surface)
         if m and m.group(1).split()[-1].lower() in _SERIES_HEADS:
             words = m.group(1).split()
             series.update(normalize_name(" ".join(words[k:])) for k in range(len(words)))
-            if words[-1].lower() in _OLYMPIC_SERIES_WORDS:
-                series.add(_OLYMPIC_SERIES)
+            olympic = olympic or words[-1].lower() in _OLYMPIC_SERIES_WORDS
     if not series:
         return accepted
-    return [c for c in accepted if c.key not in series and not (
-        _OLYMPIC_SERIES in series and all(w in _OLYMPIC_SERIES_WORDS for w in c.surface.lower().split()))]
+    return [c for c in accepted if c.key not in series
+            and not (olympic and all(w in _OLYMPIC_SERIES_WORDS for w in c.surface.lower().split()))]
+
 
 DEFAULT_OFFLINE_EXTRACTOR = OfflineExtractor()
