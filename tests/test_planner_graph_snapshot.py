@@ -1,6 +1,7 @@
 """Corpus graph snapshots (knowledge/retrieval/planner/graph_snapshot.py) answer the planner's per-corpus graph
 reads exactly as the named queries do under every scope, give a scope nothing of a corpus outside it, are
 dropped by an ingest, and spare the stages their SQL once loaded."""
+import asyncio
 from itertools import combinations
 
 import numpy as np
@@ -246,6 +247,20 @@ async def test_a_load_under_way_when_an_ingest_clears_is_dropped(demo_app):
     snapshots.clear()  # as on_graph_updated does
     await snapshots.load([])
     assert not any(snapshots.ready(c) for c in ids)
+    await snapshots.close()
+
+
+async def test_close_lets_a_load_under_way_end_instead_of_cancelling_it_mid_query(demo_app):
+    kapp, corpora = demo_app
+    ids = [c.id for c in corpora.values()]
+    limits, snapshots = _snapshots(kapp)
+    assert snapshots.covering(ids, limits) is None  # queues the loads; the first starts at the next await
+    worker = snapshots._worker
+    await asyncio.sleep(0)
+    await snapshots.close()  # as the app's close does at the end of `negentropy demo`
+    assert worker.done() and not worker.cancelled()  # a cancel inside its transaction made asyncpg log an error
+    assert not any(snapshots.ready(c) for c in ids) and snapshots.rows == 0
+    assert snapshots.covering(ids[:1], limits) is None  # and it still queues after a close, as after a clear
     await snapshots.close()
 
 

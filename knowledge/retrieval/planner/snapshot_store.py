@@ -91,10 +91,14 @@ class GraphSnapshots:
         self._worker = None
 
     async def close(self) -> None:
+        """Let a load under way end and drop it, queue nothing more: cancelling it mid-query would hand its
+        connection back to the pool inside a transaction (asyncpg then logs an error and resets it)."""
+        self._generation += 1
+        self._queue.clear()
         worker = self._worker
-        self.clear()
         if worker is not None:
             await asyncio.gather(worker, return_exceptions=True)
+        self.clear()
 
     def _request(self, units: list[Unit]) -> None:
         wanted = [u for u in units if u not in self._too_large and u not in self._queue and u not in self._ready]
