@@ -497,6 +497,16 @@ NAME_BOUNDARY_CASES = [
      {"United States and Canada"}),
     ("The Consulate General of the United States in Shanghai is one of six.",
      {"Consulate General of the United States", "Shanghai"}, {"Consulate General"}),
+    # "and" inside an institution's name after its "of", not before a second name
+    ("He graduated from the Newark College of Arts and Sciences at Rutgers.", {"Newark College of Arts and Sciences"},
+     {"Newark College of Arts", "Sciences"}),
+    ("He studied at the University of Tokyo and Kyoto University.", {"University of Tokyo", "Kyoto University"},
+     {"University of Tokyo and Kyoto University"}),
+    # a role alone is no entity; the labels of a flattened infobox join no name
+    ("In 1992 he was made an Officer of the Order of Canada and later served as Vice President.",
+     {"Order of Canada"}, {"Officer", "Vice President"}),
+    ("Oshman's Sporting Goods Fate Acquired by Gart Sports Founded 1919 Defunct 2005 Headquarters Houston, Texas",
+     {"Gart Sports", "Houston"}, {"Gart Sports Founded", "Defunct", "Headquarters Houston", "Headquarters"}),
     # beside a numbered instance the bare series is no entity; without one it stays
     ("The 2018 Winter Olympics were held in Pyeongchang, the first time South Korea hosted the Winter Olympics "
      "and the second time the Olympic Games were held in the country.",
