@@ -649,8 +649,13 @@ def _title_fragment(text: str, start: int, end: int) -> bool:
     if len(run) == 1 and text[before.end(1):start].startswith("the") \
             and _SENTENCE_START_RE.search(text, max(0, before.start() - 6), before.start()):
         return False                                     # "Ran the Helios reindex": a capitalised first word
-    first = run[0].lower().rstrip(".")
-    return not (len(run) >= 2 and (first in P.FIRST_NAMES or first in P.PINYIN_SURNAMES or first in P.TITLES))
+    return not (len(run) >= 2 and _starts_a_person(run[0]))
+
+
+def _starts_a_person(word: str) -> bool:
+    """A given name, a Chinese surname or a title: what a person's name, not a title-case work, starts with."""
+    first = word.lower().rstrip(".")
+    return first in P.FIRST_NAMES or first in P.PINYIN_SURNAMES or first in P.TITLES
 
 
 def _title_line(text: str, s: int, e: int) -> bool:
@@ -766,8 +771,7 @@ def _lead_name(text: str, s: int, e: int) -> tuple[int, int] | None:
     inner_small = [k for k in range(1, len(words) - 1) if words[k] in _TITLE_SMALL_WORDS]
     if not inner_small:
         return None
-    first = words[0].lower().rstrip(".")
-    if inner_small[0] >= 2 and (first in P.FIRST_NAMES or first in P.PINYIN_SURNAMES or first in P.TITLES):
+    if inner_small[0] >= 2 and _starts_a_person(words[0]):
         return None
     return start, end.start()
 

@@ -81,24 +81,26 @@ class GraphSnapshots:
             await asyncio.wait({worker})  # returns, without raising, also when a clear cancels the worker
 
     def clear(self) -> None:
+        worker = self._drop()
+        if worker is not None and not worker.done():
+            worker.cancel()
+
+    async def close(self) -> None:
+        """Drop everything and let a load under way end (its result is discarded): cancelling it mid-query would
+        hand its connection back to the pool inside a transaction (asyncpg then logs an error and resets it)."""
+        worker = self._drop()
+        if worker is not None:
+            await asyncio.gather(worker, return_exceptions=True)
+
+    def _drop(self) -> asyncio.Task | None:
+        """Forget every unit and the queue; a load of the old generation stores nothing. Returns its worker."""
         self._generation += 1
         self._ready.clear()
         self._rows.clear()
         self._too_large.clear()
         self._queue.clear()
-        if self._worker is not None and not self._worker.done():
-            self._worker.cancel()
-        self._worker = None
-
-    async def close(self) -> None:
-        """Let a load under way end and drop it, queue nothing more: cancelling it mid-query would hand its
-        connection back to the pool inside a transaction (asyncpg then logs an error and resets it)."""
-        self._generation += 1
-        self._queue.clear()
-        worker = self._worker
-        if worker is not None:
-            await asyncio.gather(worker, return_exceptions=True)
-        self.clear()
+        worker, self._worker = self._worker, None
+        return worker
 
     def _request(self, units: list[Unit]) -> None:
         wanted = [u for u in units if u not in self._too_large and u not in self._queue and u not in self._ready]
