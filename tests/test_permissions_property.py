@@ -118,6 +118,20 @@ async def check_data_access(world: World, conn, corpus_filter, entities, canonic
     assert links == sum(1 for c in world.entity_corpus.values() if c in allowed)
 
 
+def assert_within(response, accessible_ids: set[uuid.UUID], allowed: set[uuid.UUID]) -> None:
+    """Every hit and bridge lies in the accessible corpora. A hit from an accessible corpus the user did not ask
+    for (DESIGN.md, risks: "a third corpus") is graph-expanded evidence that names the bridge which brought it."""
+    for hit in response.hits:
+        assert hit.corpus_id in accessible_ids
+        if hit.corpus_id not in allowed:
+            assert hit.evidence_type == "graph_expanded" and hit.bridge is not None, hit
+            assert hit.bridge.target_corpus_id == hit.corpus_id
+        if hit.bridge is not None:
+            assert {hit.bridge.source_corpus_id, hit.bridge.target_corpus_id} <= accessible_ids
+    for bridge in response.bridges:
+        assert {bridge.source_corpus_id, bridge.target_corpus_id} <= accessible_ids
+
+
 @pytest.fixture(scope="module")
 def examples(world):
     return scenario(world.corpus_ids + [world.foreign_corpus_id], sorted(world.entity_corpus), world.canonical_ids)
@@ -146,14 +160,30 @@ async def test_no_row_outside_the_accessible_set_is_ever_returned(world, example
 
     allowed = accessible_ids & (valid(requested) if requested is not None else accessible_ids)
     response = await kapp.retrieval.search(query, requested, accessible, limit=8)
-    assert {hit.corpus_id for hit in response.hits} <= allowed
-    for hit in response.hits:
-        if hit.bridge is not None:
-            assert {hit.bridge.source_corpus_id, hit.bridge.target_corpus_id} <= accessible_ids
-    for bridge in response.bridges:
-        assert {bridge.source_corpus_id, bridge.target_corpus_id} <= accessible_ids
+    assert_within(response, accessible_ids, allowed)
+    # strict scope: nothing from an accessible corpus that was not asked for, not even through a bridge
+    strict = await kapp.retrieval.search(query, requested, accessible, limit=8, strict_scope=True)
+    assert {hit.corpus_id for hit in strict.hits} <= allowed
+    assert_within(strict, accessible_ids, allowed)
 
     legacy = await kapp.legacy_search(query, requested, accessible, limit=8)
     assert {hit.corpus_id for hit in legacy} <= allowed
     if world.on_replica:
         assert kapp.db.replicas.stats().primary_reads == 0, "every scoped read of the property ran on the standby"
+
+
+async def test_a_corpus_not_asked_for_shows_only_through_a_bridge_and_never_under_strict_scope(world):
+    # the property above draws few scopes that ask for part of what is accessible; here every such scope of three
+    # accessible corpora, two of them asked for, with every question
+    third_corpus_hits = 0
+    for left_out in world.corpus_ids:
+        for unasked in (c for c in world.corpus_ids if c != left_out):
+            accessible = [c for c in world.corpus_ids if c != left_out]
+            requested = [c for c in accessible if c != unasked]
+            for query in QUERIES:
+                response = await world.kapp.retrieval.search(query, requested, accessible, limit=8)
+                assert_within(response, set(accessible), set(requested))
+                third_corpus_hits += sum(1 for hit in response.hits if hit.corpus_id == unasked)
+                strict = await world.kapp.retrieval.search(query, requested, accessible, limit=8, strict_scope=True)
+                assert {hit.corpus_id for hit in strict.hits} <= set(requested)
+    assert third_corpus_hits > 0  # the bridges of this world do bring evidence from the corpus not asked for
