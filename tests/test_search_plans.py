@@ -1,5 +1,5 @@
-"""Plan-level settings of search (issue 20): row estimates of the candidate functions (migration 012) and the
-embedded server's shared_buffers."""
+"""Plan-level settings of search (issue 20): row estimates of the candidate functions (migration 012), the
+embedded server's shared_buffers, the relation evidence's stored vector and the dense searches' plans."""
 from uuid import uuid4
 
 import numpy as np
