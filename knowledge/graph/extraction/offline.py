@@ -661,9 +661,8 @@ def _starts_a_person(word: str) -> bool:
 def _title_line(text: str, s: int, e: int) -> bool:
     """A line of its own that is no sentence: "Kestrel Labs - New Hire Onboarding Checklist"."""
     line = text[s:e].strip()
-    before, after = text[:s].rstrip(" \t"), text[e:].lstrip(" \t")
     return bool(line) and "\n" not in line and not line.endswith((".", "!", "?", ":")) \
-        and (not before or before.endswith("\n")) and after.startswith("\n")
+        and _opens_paragraph(text, s) and text[e:].lstrip(" \t").startswith("\n")
 
 
 def _flattened_table(toks: list, sentence: str) -> bool:
