@@ -80,11 +80,13 @@ class ExpansionStage:
         ranked: list[ExpandedChunk] = []
         for chunk_id, entity_ids in chunk_entities.items():
             corpus_id = chunk_corpus[chunk_id]
+            reaching = [e for e in entity_ids if e in origins and origins[e].bridge.target_corpus_id == corpus_id]
+            if not reaching:  # kept only where a bridge path reaches: the shares of the others are not needed
+                continue
             reaching_mass = walk.masses_from_other_corpora(corpus_id)
             share = {e: reaching_mass[place[e]] / chunks_per_place[place[e]] for e in entity_ids}
-            reaching = [e for e in entity_ids if e in origins and origins[e].bridge.target_corpus_id == corpus_id]
             score = sum(share.values())
-            if score <= 0 or not reaching:
+            if score <= 0:
                 continue
             # the path shown runs through the bridged entity that brings the chunk the most mass
             origin = origins[min(reaching, key=lambda e: (-share[e], origins[e].sort_key()))]
