@@ -74,4 +74,3 @@ async def test_dense_search_computes_each_distance_once_and_keeps_hnsw(kapp, sea
                            "SET LOCAL enable_sort = off")
         forced = "\n".join(r[0] for r in await conn.fetch("EXPLAIN " + recorder.sql, *recorder.args))
     assert "knowledge_embedding_hnsw" in forced  # the sort by the output column is still the index's order
-

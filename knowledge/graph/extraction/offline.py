@@ -662,7 +662,7 @@ def _title_line(text: str, s: int, e: int) -> bool:
     """A line of its own that is no sentence: "Kestrel Labs - New Hire Onboarding Checklist"."""
     line = text[s:e].strip()
     return bool(line) and "\n" not in line and not line.endswith((".", "!", "?", ":")) \
-        and _opens_paragraph(text, s) and text[e:].lstrip(" \t").startswith("\n")
+        and _opens_paragraph(text, s) and _closes_line(text, e)
 
 
 def _flattened_table(toks: list, sentence: str) -> bool:
@@ -745,6 +745,14 @@ def _opens_paragraph(text: str, s: int) -> bool:
     while j >= 0 and text[j] in " \t":
         j -= 1
     return j < 0 or text[j] == "\n"
+
+
+def _closes_line(text: str, e: int) -> bool:
+    """Only spaces or tabs between ``e`` and the end of its line (not the end of the text)."""
+    j = e
+    while j < len(text) and text[j] in " \t":
+        j += 1
+    return j < len(text) and text[j] == "\n"
 
 
 # "<title-case name> (...) is a / was an ...": how an encyclopedic text opens on its subject
