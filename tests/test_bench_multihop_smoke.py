@@ -52,6 +52,13 @@ def test_a_checkout_without_the_shared_data_gets_a_clear_message(monkeypatch, tm
         DatasetSource(tmp_path / "nope.json").load()
 
 
+def test_results_name_the_package_versions_their_rankings_depend_on():
+    versions = multihop.package_versions()
+    assert set(versions) == set(multihop.RANKING_PACKAGES)
+    assert versions["torch"].startswith("2.13.0")  # the pinned CPU build
+    assert versions["sentence-transformers"] != "not installed"
+
+
 def test_paired_comparison_counts_and_interval():
     paired = paired_comparison([1.0, 0.5, 0.5, 1.0], [0.5, 0.5, 1.0, 0.0])
     assert (paired.wins, paired.losses, paired.ties) == (2, 1, 1)
