@@ -21,6 +21,7 @@ def _shared_data() -> Path:
 SHARED_DATA = _shared_data()
 MUSIQUE_DIR = SHARED_DATA / "musique"
 HOTPOTQA_DIR = SHARED_DATA / "hotpotqa"
+PAIRED_CORPUS = "corpus.json"  # a corpus file beside a questions file is the one they are searched in by default
 
 
 class MissingDataError(FileNotFoundError):
@@ -64,8 +65,16 @@ class DatasetSource:
 
     @property
     def name(self) -> str:
-        """Named after the questions file (its folder and stem), so two sets never share a results file."""
-        return f"{self.questions.parent.name}-{self.questions.stem}"
+        """Named after the questions file (its folder and stem), and after the corpus when it is not the one the
+        folder pairs the questions with (the corpus.json beside them, else their own paragraphs), so two sets
+        never share a results file: the MuSiQue questions over their own paragraphs are not the dev set."""
+        name = f"{self.questions.parent.name}-{self.questions.stem}"
+        paired = self.questions.parent / PAIRED_CORPUS
+        if self.corpus is None:
+            return f"{name}-own-paragraphs" if paired.is_file() else name
+        if paired.is_file() and self.corpus.resolve() == paired.resolve():
+            return name
+        return f"{name}-over-{self.corpus.parent.name}-{self.corpus.stem}"
 
     def load(self) -> "MultiHopDataset":
         return load_dataset(self.questions, self.corpus, self.name)
@@ -74,7 +83,7 @@ class DatasetSource:
 def dev_sets() -> list[DatasetSource]:
     """The two dev sets: MuSiQue (50 questions over its 1,890-passage corpus) and HotpotQA (50 questions over
     their own contexts)."""
-    sets = [DatasetSource(MUSIQUE_DIR / "questions_dev.json", MUSIQUE_DIR / "corpus.json"),
+    sets = [DatasetSource(MUSIQUE_DIR / "questions_dev.json", MUSIQUE_DIR / PAIRED_CORPUS),
             DatasetSource(HOTPOTQA_DIR / "questions_dev.json")]
     missing = [p for s in sets for p in (s.questions, s.corpus) if p is not None and not p.is_file()]
     if missing:

@@ -39,6 +39,19 @@ def test_a_questions_file_alone_is_searched_over_its_own_paragraphs(tmp_path):
     assert source.name not in names
 
 
+def test_the_same_questions_over_another_corpus_write_another_results_file(tmp_path):
+    folder, elsewhere = tmp_path / "musique", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    questions, paired, other = folder / "questions_dev.json", folder / "corpus.json", elsewhere / "mine.json"
+    for path in (questions, paired, other):
+        path.write_text("[]", encoding="utf-8")
+    # the dev set keeps its name; its questions over their own paragraphs or another corpus are other sets
+    assert DatasetSource(questions, paired).name == "musique-questions_dev"
+    assert DatasetSource(questions).name == "musique-questions_dev-own-paragraphs"
+    assert DatasetSource(questions, other).name == "musique-questions_dev-over-elsewhere-mine"
+
+
 def test_a_checkout_without_the_shared_data_gets_a_clear_message(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(multihop_data, "SHARED_DATA", tmp_path / "shared" / "data")
     monkeypatch.setattr(multihop_data, "MUSIQUE_DIR", tmp_path / "shared" / "data" / "musique")
