@@ -206,7 +206,8 @@ async def run_dataset(source: DatasetSource, dataset: MultiHopDataset, splits: S
     if write:
         RESULTS_DIR.mkdir(parents=True, exist_ok=True)
         out = results_path(dataset.name, limit_questions)
-        out.write_text(json.dumps({"commit": git_commit(), "packages": package_versions(), "questions_file": str(source.questions),
+        out.write_text(json.dumps({"commit": git_commit(), "packages": package_versions(),
+                                   "questions_file": str(source.questions),
                                    "corpus_file": str(source.corpus) if source.corpus else None,
                                    "results": results}, indent=2), encoding="utf-8")
         console.print(f"wrote {out}")
