@@ -35,7 +35,7 @@ from agents.negentropy.agent import build_root_agent
 from agents.runtime import bind_knowledge_app
 from bench.harness import console, print_table, scratch_app
 from bench.multihop import REPO_ROOT, RESULTS_DIR, git_commit
-from bench.multihop_data import DatasetSource, MultiHopDataset, corpus_index
+from bench.multihop_data import PAIRED_CORPUS, DatasetSource, MultiHopDataset, corpus_index
 from bench.multihop_ingest import ingested_app
 from cli.demo import build_demo_corpora, load_demo_queries
 from config import get_settings
@@ -88,7 +88,7 @@ class Scores:
 
 def dev_set_files(data: Path) -> dict[str, tuple[Path, Path | None]]:
     """The dev sets under ``data`` (see their READMEs): MuSiQue with its corpus, HotpotQA with its own contexts."""
-    return {"musique": (data / "musique" / "questions_dev.json", data / "musique" / "corpus.json"),
+    return {"musique": (data / "musique" / "questions_dev.json", data / "musique" / PAIRED_CORPUS),
             "hotpotqa": (data / "hotpotqa" / "questions_dev.json", None)}
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from bench.harness import Timer, print_table, scratch_app
-from bench.multihop_data import MUSIQUE_DIR, MissingDataError, load_dataset
+from bench.multihop_data import MUSIQUE_DIR, PAIRED_CORPUS, MissingDataError, load_dataset
 from bench.synthetic import synthetic_chunks, synthetic_queries
 from knowledge import offload
 from knowledge.db.queries import chunks as q
@@ -41,7 +41,7 @@ RESULTS = Path(__file__).resolve().parent / "results" / "ingest-musique.json"
 
 def musique_documents(limit: int | None) -> list[Document]:
     """The MuSiQue corpus passages as the multi-hop bench ingests them ("title\\n\\ntext")."""
-    corpus = MUSIQUE_DIR / "corpus.json"
+    corpus = MUSIQUE_DIR / PAIRED_CORPUS
     if not corpus.is_file():
         raise MissingDataError(f"the ingest bench reads {corpus}")
     passages = load_dataset(MUSIQUE_DIR / "questions_dev.json", corpus).passages[:limit]

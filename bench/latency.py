@@ -13,7 +13,7 @@ from typing import Sequence
 
 from bench.harness import Timer, console, print_table, scratch_app
 from bench.multihop import DEFAULT_DATA
-from bench.multihop_data import load_dataset
+from bench.multihop_data import PAIRED_CORPUS, load_dataset
 from bench.search_variants import (STAGE_COLUMNS, VARIANT_COLUMNS, knn_recall, stage_rows, time_variants,
                                    variant_rows)
 from bench.synthetic import synthetic_chunks
@@ -39,7 +39,7 @@ def corpus_texts(size: int, real: Sequence[str]) -> list[str]:
 
 async def run(sizes: Sequence[int], query_count: int, data_dir: Path = DEFAULT_DATA,
               server_dsn: str | None = None) -> list[list[object]]:
-    dataset = load_dataset(data_dir / "questions_dev.json", data_dir / "corpus.json")
+    dataset = load_dataset(data_dir / "questions_dev.json", data_dir / PAIRED_CORPUS)
     real = [f"{p.title}\n\n{p.text}" for p in dataset.passages]
     queries = [q.question for q in dataset.questions][:query_count]
     rows = []

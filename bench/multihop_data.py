@@ -72,7 +72,7 @@ class DatasetSource:
         paired = self.questions.parent / PAIRED_CORPUS
         if self.corpus is None:
             return f"{name}-own-paragraphs" if paired.is_file() else name
-        if paired.is_file() and self.corpus.resolve() == paired.resolve():
+        if self.corpus.resolve() == paired.resolve():
             return name
         return f"{name}-over-{self.corpus.parent.name}-{self.corpus.stem}"
 
