@@ -33,8 +33,8 @@ from agents.answer import select_evidence
 from agents.model_choice import build_model
 from agents.negentropy.agent import build_root_agent
 from agents.runtime import bind_knowledge_app
-from bench.harness import console, print_table, scratch_app
-from bench.multihop import REPO_ROOT, RESULTS_DIR, git_commit
+from bench.harness import console, git_commit, print_table, scratch_app
+from bench.multihop import REPO_ROOT, RESULTS_DIR
 from bench.multihop_data import PAIRED_CORPUS, DatasetSource, MultiHopDataset, corpus_index
 from bench.multihop_ingest import ingested_app
 from cli.demo import build_demo_corpora, load_demo_queries

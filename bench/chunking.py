@@ -7,11 +7,10 @@ ratios far from 1 mean anything. Run: ``python -m bench.chunking [--sizes 250000
 from __future__ import annotations
 
 import argparse
-import subprocess
 import time
 from typing import Callable
 
-from bench.harness import print_table
+from bench.harness import git_commit, print_table
 from knowledge.ingest.chunking import chunk_text
 
 SHAPES: dict[str, Callable[[int], str]] = {
@@ -20,14 +19,6 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "one-word sentences": lambda size: "a. " * (size // 3),
     "Chinese clauses": lambda size: "这是一个句子。" * (size // 21),  # 3 bytes per character in UTF-8
 }
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -47,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
             per_mb = seconds / megabytes
             base = base or per_mb
             rows.append([shape, f"{megabytes:.2f}", len(chunks), seconds, per_mb, per_mb / base])
-    print_table(f"Chunking a single line (commit {_commit()})",
+    print_table(f"Chunking a single line (commit {git_commit()})",
                 ["text", "MB", "chunks", "seconds", "s per MB", "s per MB vs smallest"], rows)
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Sequence
 
 from bench.extraction_reference import ReferencePassage, is_date_or_number, load_reference, match_key
-from bench.harness import console, print_table
+from bench.harness import console, git_commit, print_table
 from bench.multihop_data import MissingDataError, corpus_index
 from knowledge.graph.extraction import DEFAULT_OFFLINE_EXTRACTOR, Extractor
 from knowledge.graph.extraction.types import Extraction
@@ -188,8 +188,6 @@ def main(argv: Sequence[str] | None = None) -> ExtractionScores:
     scores = score(passages)
     print_scores(scores, args.errors, args.errors_half)
     if not args.no_write:
-        from bench.multihop import git_commit
-
         stem = (args.reference or Path("reference_openie_gpt35")).stem
         out = RESULTS_DIR / f"extraction-{stem}{f'-first{args.limit_passages}' if args.limit_passages else ''}.json"
         RESULTS_DIR.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import statistics
+import subprocess
 import tempfile
 import time
 import uuid
@@ -18,6 +19,15 @@ from knowledge.app import KnowledgeApp
 from knowledge.db.server import resolve_database_url, with_database
 
 console = Console(width=220)
+
+
+def git_commit() -> str:
+    """The checkout's short commit, for the results a bench writes ("unknown" outside a git checkout)."""
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).resolve().parents[1],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
 
 
 @asynccontextmanager

@@ -21,12 +21,11 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
 from typing import Callable
 
-from bench.harness import Timer, print_table, scratch_app
+from bench.harness import Timer, git_commit, print_table, scratch_app
 from bench.multihop_data import MUSIQUE_DIR, PAIRED_CORPUS, MissingDataError, load_dataset
 from bench.synthetic import synthetic_chunks, synthetic_queries
 from knowledge import offload
@@ -47,14 +46,6 @@ def musique_documents(limit: int | None) -> list[Document]:
     passages = load_dataset(MUSIQUE_DIR / "questions_dev.json", corpus).passages[:limit]
     return [Document(source_uri=p.key, text=f"{p.title}\n\n{p.text}", title=p.title,
                      metadata={"passage_key": p.key}) for p in passages]
-
-
-def commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parents[1], check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def loadavg() -> str:
@@ -109,7 +100,7 @@ async def measure_musique(limit: int | None) -> dict:
         "entities": counts["entities"], "relations": counts["relations"], "communities": counts["communities"],
         "canonical_links": dict(canonical.links),
         "offload_on_loop": offload.current().on_loop,
-        "loadavg_before": load_before, "loadavg_after": load_after, "commit": commit(),
+        "loadavg_before": load_before, "loadavg_after": load_after, "commit": git_commit(),
         "cpu_count": os.cpu_count(),
     }
 

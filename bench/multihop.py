@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 import time
 from importlib import metadata
@@ -20,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from bench.harness import console, print_table
+from bench.harness import console, git_commit, print_table
 from bench.multihop_data import (MUSIQUE_DIR, DatasetFormatError, DatasetSource, MissingDataError, MultiHopDataset,
                                  dev_sets)
 from bench.multihop_ingest import ingested_app
@@ -157,14 +156,6 @@ def print_cross_set_selection(results: Sequence[dict]) -> None:
     if rows:
         print_table("Tuned on one set, reported on the other (planner variants by R@5)",
                     ["N", "tuned on", "best variant there", "reported on", "its R@5", "dense R@5", "default R@5"], rows)
-
-
-def git_commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 # the packages an embedding or a ranking depends on: another release of one can move a near tie between passages

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Sequence
 
 from bench.bulk_load import load_bench_corpora
-from bench.harness import console, print_table, scratch_app
-from bench.multihop import RESULTS_DIR, git_commit
+from bench.harness import console, git_commit, print_table, scratch_app
+from bench.multihop import RESULTS_DIR
 from bench.search_variants import (BASELINE, STAGE_COLUMNS, VARIANT_COLUMNS, knn_recall, stage_rows, time_variants,
                                    variant_rows)
 from bench.synthetic import synthetic_queries
