@@ -13,6 +13,7 @@ from knowledge.db.queries import canonical as canonical_queries
 from knowledge.db.queries import chunks as chunk_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.ingest.documents import documents_from_texts
+from knowledge.retrieval.planner import expansion
 from knowledge.retrieval.planner.graph_reads import GraphReads, read_limits
 from knowledge.retrieval.planner.graph_rows import chunk_entities, entity_chunks, hop_rows, relation_facts
 from knowledge.retrieval.planner.graph_snapshot import load_corpus_graph, size_bound
@@ -214,7 +215,8 @@ async def test_stages_use_the_snapshot_and_an_ingest_drops_it(kapp, monkeypatch)
     for module, name in ((planner_queries, "select_seed_chunk_entities"), (planner_queries, "select_entity_neighbours"),
                          (planner_queries, "select_chunk_ids_for_entities"), (planner_queries, "select_relation_facts"),
                          (planner_queries, "select_entity_hops"),
-                         (canonical_queries, "select_bridges_from_entities")):
+                         (canonical_queries, "select_bridges_from_entities"),
+                         (expansion, "build_entity_graph")):  # served snapshots grow the graph compiled
         real = getattr(module, name)
 
         def spy(*args, _real=real, _name=name, **kwargs):

@@ -40,6 +40,9 @@ class EntityGraph:
     relation_edges: dict[tuple[int, int], float]  # (low id, high id) -> weight, both ends in nodes
     bridge_edges: list[EntityBridge]               # both ends in nodes, hops <= max depth
     added_per_hop: list[int] = field(default_factory=list)
+    # the relation edges as arrays, when they were grown as arrays: (low id, high id) rows and weights, in the order
+    # of relation_edges
+    relation_edge_arrays: tuple[np.ndarray, np.ndarray] | None = None
 
     def same_entity_groups(self) -> dict[int, int]:
         """Node -> representative: copies of one canonical entity in different corpora (shared_entity bridges)
@@ -67,11 +70,17 @@ class EntityGraph:
         """Relation edges, then bridges, as rows of their two ends' ``position`` (every node has one), and their
         weights. Copies of one entity share a position: an edge between them is a loop, which the walk skips."""
         bridges = self.bridge_edges
-        ids = np.fromiter(chain(chain.from_iterable(self.relation_edges),
-                                chain.from_iterable((b.source_entity_id, b.target_entity_id) for b in bridges)),
-                          np.int64, 2 * (len(self.relation_edges) + len(bridges)))
-        weights = np.fromiter(chain(self.relation_edges.values(), (b.confidence for b in bridges)), float,
-                              len(self.relation_edges) + len(bridges))
+        bridge_ids = chain.from_iterable((b.source_entity_id, b.target_entity_id) for b in bridges)
+        bridge_weights = (b.confidence for b in bridges)
+        if self.relation_edge_arrays is not None:
+            relation_ids, relation_weights = self.relation_edge_arrays
+            ids = np.concatenate([relation_ids.ravel(), np.fromiter(bridge_ids, np.int64, 2 * len(bridges))])
+            weights = np.concatenate([relation_weights, np.fromiter(bridge_weights, float, len(bridges))])
+        else:
+            ids = np.fromiter(chain(chain.from_iterable(self.relation_edges), bridge_ids), np.int64,
+                              2 * (len(self.relation_edges) + len(bridges)))
+            weights = np.fromiter(chain(self.relation_edges.values(), bridge_weights), float,
+                                  len(self.relation_edges) + len(bridges))
         known = np.fromiter(position, np.int64, len(position))
         at = np.fromiter(position.values(), np.int64, len(position))
         order = np.argsort(known)
@@ -81,19 +90,42 @@ class EntityGraph:
 NeighbourFetch = Callable[[list[int]], Awaitable[Mapping[int, Sequence[Neighbour]]]]
 
 
-async def build_entity_graph(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge], max_depth: int,
-                             per_hop: int, fetch_neighbours: NeighbourFetch) -> EntityGraph:
+class GrowthStart(NamedTuple):
+    nodes: dict[int, GraphNode]      # the seeds, at depth 0
+    bridges: list[EntityBridge]      # those from a seed, within the depth
+    arrivals: list[GraphNode]        # their targets, each at the depth of its bridge's hops, in bridge order
+
+
+def growth_start(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge], max_depth: int,
+                 per_hop: int) -> GrowthStart:
     if max_depth < 0 or per_hop < 0:
         raise ValueError(f"graph_max_depth and graph_neighbors_per_hop must be >= 0, got {max_depth}, {per_hop}")
     nodes = {s.entity_id: GraphNode(s.entity_id, s.corpus_id, s.name, 0, s.weight) for s in seeds.values()}
-    usable_bridges = [b for b in bridges if b.hops <= max_depth and b.source_entity_id in seeds]
+    usable = [b for b in bridges if b.hops <= max_depth and b.source_entity_id in seeds]
+    arrivals = [GraphNode(b.target_entity_id, b.target_corpus_id, b.canonical_name, b.hops,
+                          seeds[b.source_entity_id].weight * b.confidence) for b in usable]
+    return GrowthStart(nodes, usable, arrivals)
+
+
+def grown_graph(start: GrowthStart, edges: dict[tuple[int, int], float], added_per_hop: list[int],
+                edge_arrays: tuple[np.ndarray, np.ndarray] | None = None) -> EntityGraph:
+    """The graph of the nodes grown from ``start`` (``edges``: the relation edges between them, weights > 0, also
+    as ``edge_arrays`` when grown as arrays) with the bridges between them."""
+    nodes = start.nodes
+    return EntityGraph(nodes=nodes, relation_edges=edges, added_per_hop=added_per_hop, relation_edge_arrays=edge_arrays,
+                       bridge_edges=[b for b in start.bridges if b.target_entity_id in nodes and b.confidence > 0])
+
+
+async def build_entity_graph(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge], max_depth: int,
+                             per_hop: int, fetch_neighbours: NeighbourFetch) -> EntityGraph:
+    """The growth in Python, neighbours fetched hop by hop (growth_kernel.py runs it compiled over a snapshot)."""
+    start = growth_start(seeds, bridges, max_depth, per_hop)
+    nodes = start.nodes
     arrivals: dict[int, list[GraphNode]] = {}
-    for bridge in usable_bridges:
-        priority = seeds[bridge.source_entity_id].weight * bridge.confidence
-        arrivals.setdefault(bridge.hops, []).append(GraphNode(
-            bridge.target_entity_id, bridge.target_corpus_id, bridge.canonical_name, bridge.hops, priority))
+    for node in start.arrivals:
+        arrivals.setdefault(node.depth, []).append(node)
     edges: dict[tuple[int, int], float] = {}
-    graph = EntityGraph(nodes=nodes, relation_edges={}, bridge_edges=[])
+    added_per_hop: list[int] = []
     frontier = list(nodes)
     for depth in range(1, max_depth + 1):
         # candidate -> its best priority so far, and the corpus and name it came with (the first of equal priority)
@@ -124,8 +156,6 @@ async def build_entity_graph(seeds: Mapping[int, SeedEntity], bridges: Sequence[
         chosen = [e for _, e in sorted([(-priority, e) for e, priority in priority_of.items()])[:per_hop]]
         for entity_id in chosen:
             nodes[entity_id] = GraphNode(entity_id, *came_with[entity_id], depth, priority_of[entity_id])
-        graph.added_per_hop.append(len(chosen))
+        added_per_hop.append(len(chosen))
         frontier = chosen
-    graph.relation_edges = {k: w for k, w in edges.items() if k[0] in nodes and k[1] in nodes}  # weights > 0
-    graph.bridge_edges = [b for b in usable_bridges if b.target_entity_id in nodes and b.confidence > 0]
-    return graph
+    return grown_graph(start, {k: w for k, w in edges.items() if k[0] in nodes and k[1] in nodes}, added_per_hop)

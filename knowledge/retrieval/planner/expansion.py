@@ -17,6 +17,7 @@ from knowledge.retrieval.planner.context import ExpandedChunk, PlanState
 from knowledge.retrieval.planner.entity_graph import EntityGraph, Neighbour, build_entity_graph
 from knowledge.retrieval.planner.graph_reads import GraphReads
 from knowledge.retrieval.planner.graph_rows import EntityChunk
+from knowledge.retrieval.planner.growth_kernel import grow_over_table
 from knowledge.retrieval.planner.paths import Origin, bridge_origins
 from knowledge.retrieval.planner.walk import Walk, walk_from_seeds
 from knowledge.retrieval.results import BridgePath
@@ -46,8 +47,12 @@ class ExpansionStage:
             async def fetch(entity_ids: list[int]) -> Mapping[int, list[Neighbour]]:
                 return await self.reads.neighbours(entity_ids, scope, conn)
 
-            graph = await build_entity_graph(state.seed_entities, state.bridges, planner.graph_max_depth,
-                                             planner.graph_neighbors_per_hop, fetch)
+            table = self.reads.neighbour_table(scope)
+            graph = None if table is None else grow_over_table(
+                state.seed_entities, state.bridges, planner.graph_max_depth, planner.graph_neighbors_per_hop, table)
+            if graph is None:
+                graph = await build_entity_graph(state.seed_entities, state.bridges, planner.graph_max_depth,
+                                                 planner.graph_neighbors_per_hop, fetch)
             walk = walk_from_seeds(graph, state.seed_entities, planner.ppr_damping)
             masses = walk.masses(list(graph.nodes))
             top_entities = [e for _, e in sorted([(-m, e) for e, m in masses.items() if m > 0])

@@ -27,6 +27,7 @@ from knowledge.retrieval.planner.entity_graph import Neighbour
 from knowledge.retrieval.planner.graph_rows import (ChunkEntity, EntityChunk, HopRow, RelationFact, chunk_entities,
                                                     entity_chunks, hop_rows, relation_facts)
 from knowledge.retrieval.planner.graph_snapshot import CorpusGraph, ReadLimits
+from knowledge.retrieval.planner.neighbour_table import NeighbourTable
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.planner.relation_evidence import rank_relation_facts
 from knowledge.retrieval.planner.snapshot_hops import hops_from_snapshots
@@ -141,21 +142,18 @@ class GraphReads:
 
         return await self._cached("bridges", entity_ids, scope, None, load)
 
+    def neighbour_table(self, scope: Sequence[UUID]) -> NeighbourTable | None:
+        """The relation neighbours of the scope's corpora as one table (the compiled growth's), when snapshots serve."""
+        return None if self.snapshots is None else self.snapshots.neighbour_table(scope, self.limits)
+
     async def neighbours(self, entity_ids: Sequence[int], scope: Sequence[UUID],
                          conn: asyncpg.Connection | None = None) -> dict[int, list[Neighbour]]:
         limits = self.limits
         graphs = self._snapshot(scope)
         if graphs is not None:
-            found: dict[int, list[Neighbour]] = {}
-            lookups = [g.neighbours.get for g in graphs]
-            for entity_id in entity_ids:
-                for lookup in lookups:  # an entity belongs to one corpus
-                    if (neighbours := lookup(entity_id)) is not None:
-                        found[entity_id] = neighbours
-                        break
-                else:
-                    found[entity_id] = []
-            return found
+            tables = [g.neighbour_table for g in graphs]  # an entity belongs to one corpus
+            return {entity_id: next((n for t in tables if (n := t.neighbours(entity_id)) is not None), [])
+                    for entity_id in entity_ids}
 
         async def load(reader: asyncpg.Connection, ids: list[int]) -> dict[int, list[Neighbour]]:
             grouped: dict[int, list[Neighbour]] = {}

@@ -24,8 +24,8 @@ from knowledge.db.database import Database
 from knowledge.db.queries import chunks as chunk_queries
 from knowledge.db.queries import graph as graph_queries
 from knowledge.db.queries import planner as planner_queries
-from knowledge.retrieval.planner.entity_graph import Neighbour
 from knowledge.retrieval.planner.graph_rows import ChunkEntity, EntityChunk
+from knowledge.retrieval.planner.neighbour_table import NeighbourTable
 from knowledge.retrieval.planner.relation_evidence import POSTINGS_PER_ROW, Relation, RelationEvidence
 from knowledge.retrieval.planner.stored_chunks import StoredChunk, StoredChunks, chunk_rows_bound
 
@@ -54,7 +54,7 @@ class CorpusGraph:
     corpus_id: UUID
     limits: ReadLimits
     chunk_entities: dict[int, list[ChunkEntity]] = field(default_factory=dict)
-    neighbours: dict[int, list[Neighbour]] = field(default_factory=dict)
+    neighbour_table: NeighbourTable = field(init=False)
     entity_chunks: dict[int, list[EntityChunk]] = field(default_factory=dict)
     relation_evidence: RelationEvidence = field(init=False)
     hop_entities: dict[int, HopEntity] = field(default_factory=dict)
@@ -63,11 +63,12 @@ class CorpusGraph:
 
     def __post_init__(self) -> None:
         self.relation_evidence = RelationEvidence(self.corpus_id)
+        self.neighbour_table = NeighbourTable.of_corpus(self.corpus_id, [], {})
 
     @property
     def rows(self) -> int:
-        lists = (self.chunk_entities, self.neighbours, self.entity_chunks, self.canonical_members)
-        return (sum(len(v) for d in lists for v in d.values()) + self.relation_evidence.rows
+        lists = (self.chunk_entities, self.entity_chunks, self.canonical_members)
+        return (sum(len(v) for d in lists for v in d.values()) + self.neighbour_table.size + self.relation_evidence.rows
                 + sum(1 + len(e.chunk_ids) for e in self.hop_entities.values()) + self.chunks.rows)
 
 
@@ -99,6 +100,7 @@ async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -
         for r in stored:
             graph.chunks.add(StoredChunk(r[0], r[1], r[2], r[3], r[4]), r[5].to_numpy())
     graph.chunks.seal()
+    neighbours_of: dict[int, list[tuple[int, str, float]]] = {}
     for batch in batches(entity_ids):
         async with db.scoped(scope) as conn:
             neighbours = await planner_queries.select_entity_neighbours(
@@ -106,13 +108,13 @@ async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -
             chunks = await planner_queries.select_chunk_ids_for_entities(conn, batch, scope, limits.chunks_per_entity)
             linked = await planner_queries.select_corpus_hop_entities(conn, batch, corpus_id)
         for r in neighbours:
-            name = names.setdefault(r[3], r[3])
-            graph.neighbours.setdefault(r[0], []).append(Neighbour(r[1], corpus_id, name, r[4]))
+            neighbours_of.setdefault(r[0], []).append((r[1], names.setdefault(r[3], r[3]), r[4]))
         for r in chunks:
             graph.entity_chunks.setdefault(r[0], []).append(EntityChunk(r[0], r[1], corpus_id))
         for r in linked:
             graph.hop_entities[r[0]] = HopEntity(r[1], names.setdefault(r[2], r[2]), r[3], r[4], tuple(r[5]))
             graph.canonical_members.setdefault(r[1], []).append(r[0])
+    graph.neighbour_table = NeighbourTable.of_corpus(corpus_id, entity_ids, neighbours_of)
     await _load_relation_evidence(db, graph)
     return graph
 

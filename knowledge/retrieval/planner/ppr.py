@@ -1,13 +1,14 @@
 """Personalized PageRank over the entity graph (HippoRAG 2 style): the weighted undirected graph is one sparse
-matrix built straight from the edge list, and one sparse power iteration runs every restart distribution at once
-(same fixed point as ``networkx.pagerank``, with dangling mass sent back to the restart distribution). Building
-a networkx graph first cost more than the walk itself (a third of the expansion stage at 400 seed entities)."""
+row-stochastic matrix built straight from the edge list, and one power iteration runs every restart distribution
+at once (same fixed point as ``networkx.pagerank``, with dangling mass sent back to the restart distribution).
+Both are compiled (numba): with scipy's sparse matrices the walk of a few hundred entities cost ~0.5 ms of call
+overhead, with a networkx graph more than the rest of the expansion stage."""
 from __future__ import annotations
 
 from typing import Hashable, Iterable, Mapping
 
 import numpy as np
-from scipy import sparse
+from numba import njit
 
 MAX_ITERATIONS = 100
 TOLERANCE = 1.0e-6  # per node, as networkx
@@ -55,10 +56,12 @@ def pagerank_of_edge_arrays(index: Mapping[Hashable, int], ends: np.ndarray, wei
     size = len(index)
     keys, restarts = [], []
     for key, personalization in personalizations.items():
-        vector = np.zeros(size)
+        places, masses = [], []
         for node, weight in personalization.items():
-            if node in index and weight > 0:
-                vector[index[node]] += weight
+            if weight > 0 and (place := index.get(node)) is not None:
+                places.append(place)
+                masses.append(weight)
+        vector = np.bincount(places, weights=masses, minlength=size).astype(float)  # summed in order, as +=
         if vector.sum() > 0:
             keys.append(key)
             restarts.append(vector / vector.sum())
@@ -66,31 +69,62 @@ def pagerank_of_edge_arrays(index: Mapping[Hashable, int], ends: np.ndarray, wei
     if not keys:
         return results
     kept = (ends[:, 0] != ends[:, 1]) & (weights > 0)
-    ends, weights = ends[kept], weights[kept]
-    rows, cols = np.empty(2 * len(ends), dtype=np.int64), np.empty(2 * len(ends), dtype=np.int64)
-    rows[0::2], rows[1::2] = ends[:, 0], ends[:, 1]  # both directions, edge by edge
-    cols[0::2], cols[1::2] = ends[:, 1], ends[:, 0]
-    adjacency = sparse.csr_array((np.repeat(weights, 2), (rows, cols)), shape=(size, size))  # duplicates summed
-    out_weight = np.asarray(adjacency.sum(axis=1)).ravel()
-    dangling = out_weight == 0
-    inverse = np.divide(1.0, out_weight, out=np.zeros_like(out_weight), where=~dangling)
-    # row-stochastic where a row has edges: each stored weight scaled by its row's inverse in place of
-    # adjacency.multiply(...).tocsr(), which makes the same products through two format conversions
-    row_inverse = np.repeat(inverse, np.diff(adjacency.indptr))
-    transition = sparse.csr_array((adjacency.data * row_inverse, adjacency.indices, adjacency.indptr),
-                                  shape=(size, size))
-    backward = transition.T
-    restart = np.vstack(restarts)  # one row per distribution
-    mass = restart.copy()
-    for _ in range(MAX_ITERATIONS):
-        previous = mass
-        lost = damping * previous[:, dangling].sum(axis=1, keepdims=True)
-        mass = damping * (backward @ previous.T).T + (lost + (1.0 - damping)) * restart
-        if np.abs(mass - previous).sum(axis=1).max() < size * TOLERANCE:
-            break
-    for key, row in zip(keys, mass):
+    masses = _power_iteration(size, np.ascontiguousarray(ends[kept], dtype=np.int64),
+                              np.ascontiguousarray(weights[kept], dtype=np.float64), np.vstack(restarts), damping)
+    for key, row in zip(keys, masses):
         results[key] = row
     return results
+
+
+@njit(cache=True)
+def _power_iteration(size, ends, weights, restart, damping):  # pragma: no cover - compiled; tested through its callers
+    """One row of masses per row of ``restart``: the walk over the undirected weighted edges ``ends``, as rows
+    (edge by edge, both directions, duplicates summed) of a row-stochastic matrix, each step's mass on a node
+    without edges sent back to the restart distribution."""
+    degree = np.zeros(size + 1, np.int64)
+    out_weight = np.zeros(size)
+    for e in range(ends.shape[0]):
+        a, b = ends[e, 0], ends[e, 1]
+        degree[a + 1] += 1
+        degree[b + 1] += 1
+        out_weight[a] += weights[e]
+        out_weight[b] += weights[e]
+    indptr = np.cumsum(degree)
+    targets = np.empty(indptr[size], np.int64)
+    shares = np.empty(indptr[size])
+    filled = indptr[:size].copy()
+    for e in range(ends.shape[0]):
+        a, b = ends[e, 0], ends[e, 1]
+        targets[filled[a]], shares[filled[a]] = b, weights[e] * (1.0 / out_weight[a])
+        filled[a] += 1
+        targets[filled[b]], shares[filled[b]] = a, weights[e] * (1.0 / out_weight[b])
+        filled[b] += 1
+    sources = restart.shape[0]
+    mass = restart.copy()
+    for _ in range(MAX_ITERATIONS):
+        moved = np.zeros((sources, size))
+        lost = np.zeros(sources)
+        for a in range(size):
+            if indptr[a] == indptr[a + 1]:
+                for s in range(sources):
+                    lost[s] += mass[s, a]
+                continue
+            for j in range(indptr[a], indptr[a + 1]):
+                for s in range(sources):
+                    moved[s, targets[j]] += mass[s, a] * shares[j]
+        change = 0.0
+        for s in range(sources):
+            back = damping * lost[s] + (1.0 - damping)
+            total = 0.0
+            for n in range(size):
+                value = damping * moved[s, n] + back * restart[s, n]
+                total += abs(value - mass[s, n])
+                moved[s, n] = value
+            change = max(change, total)
+        mass = moved
+        if change < size * TOLERANCE:
+            break
+    return mass
 
 
 def personalized_pagerank(nodes: Iterable[Hashable], edges: Iterable[tuple[Hashable, Hashable, float]],

@@ -21,10 +21,12 @@ from knowledge.db.database import Database
 from knowledge.db.queries import planner as planner_queries
 from knowledge.retrieval.planner.bridge_snapshot import PairBridges, load_pair_bridges
 from knowledge.retrieval.planner.graph_snapshot import CorpusGraph, ReadLimits, load_corpus_graph, size_bound
+from knowledge.retrieval.planner.neighbour_table import NeighbourTable
 
 logger = logging.getLogger(__name__)
 
 Unit = frozenset[UUID]  # one corpus: its graph; two corpora: the bridges between them
+TABLES_KEPT = 16  # joined neighbour tables (one per scope of several corpora) kept between searches
 
 
 class GraphSnapshots:
@@ -39,6 +41,7 @@ class GraphSnapshots:
         self._too_large: set[Unit] = set()
         self._queue: list[Unit] = []
         self._worker: asyncio.Task | None = None
+        self._tables: dict[tuple[UUID, ...], NeighbourTable] = {}  # by scope, the latest TABLES_KEPT
         self._generation = 0  # bumped by clear: a load begun before it is dropped
         self.loads = 0
 
@@ -56,6 +59,19 @@ class GraphSnapshots:
         if limits != self.limits or not scope:
             return None
         return self._served([frozenset([c]) for c in dict.fromkeys(scope)])  # type: ignore[return-value]
+
+    def neighbour_table(self, scope: Sequence[UUID], limits: ReadLimits) -> NeighbourTable | None:
+        """The neighbour tables of every corpus of ``scope`` joined, or None as ``covering``. A scope's table is kept
+        until the next clear: the units it joins do not change before then."""
+        graphs = self.covering(scope, limits)
+        if graphs is None:
+            return None
+        key = tuple(g.corpus_id for g in graphs)
+        table = self._tables.pop(key, None) or NeighbourTable.joined([g.neighbour_table for g in graphs])
+        self._tables[key] = table  # the latest used last
+        if len(self._tables) > TABLES_KEPT:
+            del self._tables[next(iter(self._tables))]
+        return table
 
     def covering_bridges(self, scope: Sequence[UUID]) -> tuple[PairBridges, ...] | None:
         """The bridges of every pair of corpora of ``scope``, or None (the missing pairs queued) as ``covering``."""
@@ -97,6 +113,7 @@ class GraphSnapshots:
         self._generation += 1
         self._ready.clear()
         self._rows.clear()
+        self._tables.clear()
         self._too_large.clear()
         self._queue.clear()
         worker, self._worker = self._worker, None

@@ -1,0 +1,177 @@
+"""build_entity_graph's growth compiled (numba) over a NeighbourTable: the same nodes, depths, priorities and
+relation edges, in a fraction of the time (the Python loop costs about a microsecond per neighbour offered, and
+the caps allow tens of thousands of them a search).
+
+Rows stand for entities. A node's corpus is the one it was recorded with (a seed's, a bridge's target corpus, a
+relation neighbour's); a frontier node offers its neighbours only when they lie in that corpus, as in Python.
+Compiled on first use and cached beside this file (``cache=True``), so a new process loads it instead.
+"""
+from __future__ import annotations
+
+from typing import Mapping, NamedTuple, Sequence
+
+import numpy as np
+from numba import njit
+
+from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
+from knowledge.retrieval.planner.entity_graph import EntityGraph, GraphNode, growth_start, grown_graph
+from knowledge.retrieval.planner.neighbour_table import NeighbourTable
+
+
+class Grown(NamedTuple):
+    rows: np.ndarray         # the nodes in the order they joined: the starts, then each hop's choice
+    depths: np.ndarray
+    priorities: np.ndarray
+    corpus_codes: np.ndarray
+    arrivals: np.ndarray     # the arrival (bridge) a node came by, -1 for a start or a relation neighbour
+    added_per_hop: np.ndarray
+    edge_low: np.ndarray     # relation edges between nodes, as entity ids (low, high), with their largest weight
+    edge_high: np.ndarray
+    edge_weights: np.ndarray
+
+
+@njit(cache=True)
+def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows, start_corpus, start_priority,
+          arrival_rows, arrival_corpus, arrival_depth, arrival_priority, max_depth, per_hop):  # pragma: no cover
+    rows_total = indptr.shape[0] - 1
+    capacity = start_rows.shape[0] + max_depth * per_hop
+    rows = np.empty(capacity, np.int64)
+    depths = np.empty(capacity, np.int64)
+    priorities = np.empty(capacity, np.float64)
+    node_corpus = np.empty(capacity, np.int64)
+    arrivals = np.empty(capacity, np.int64)
+    in_graph = np.zeros(rows_total, np.bool_)
+    count = 0
+    for i in range(start_rows.shape[0]):
+        row = start_rows[i]
+        if in_graph[row]:
+            continue
+        rows[count], depths[count], priorities[count] = row, 0, start_priority[i]
+        node_corpus[count], arrivals[count] = start_corpus[i], -1
+        in_graph[row] = True
+        count += 1
+    best = np.full(rows_total, -np.inf)
+    best_arrival = np.full(rows_total, -1, np.int64)
+    added_per_hop = np.zeros(max_depth, np.int64)
+    edge_a = np.empty(0, np.int64)
+    edge_b = np.empty(0, np.int64)
+    edge_w = np.empty(0, np.float64)
+    frontier_start, frontier_end = 0, count
+    for depth in range(1, max_depth + 1):
+        offered = 0
+        for at in range(frontier_start, frontier_end):
+            offered += indptr[rows[at] + 1] - indptr[rows[at]]
+        touched = np.empty(offered + arrival_rows.shape[0], np.int64)
+        hop_a = np.empty(offered, np.int64)
+        hop_b = np.empty(offered, np.int64)
+        hop_w = np.empty(offered, np.float64)
+        touched_count, seen = 0, 0
+        for at in range(frontier_start, frontier_end):
+            parent, parent_corpus, parent_priority = rows[at], node_corpus[at], priorities[at]
+            for j in range(indptr[parent], indptr[parent + 1]):
+                other = neighbour_rows[j]
+                if corpus_codes[other] != parent_corpus or other == parent:
+                    continue
+                weight = weights[j]
+                if weight > 0:
+                    hop_a[seen], hop_b[seen], hop_w[seen] = parent, other, weight
+                    seen += 1
+                if not in_graph[other]:
+                    priority = parent_priority * weight
+                    if priority > best[other]:
+                        if best[other] == -np.inf:
+                            touched[touched_count] = other
+                            touched_count += 1
+                        best[other], best_arrival[other] = priority, -1
+        for k in range(arrival_rows.shape[0]):
+            other = arrival_rows[k]
+            if arrival_depth[k] == depth and not in_graph[other] and arrival_priority[k] > best[other]:
+                if best[other] == -np.inf:
+                    touched[touched_count] = other
+                    touched_count += 1
+                best[other], best_arrival[other] = arrival_priority[k], k
+        edge_a = np.concatenate((edge_a, hop_a[:seen]))
+        edge_b = np.concatenate((edge_b, hop_b[:seen]))
+        edge_w = np.concatenate((edge_w, hop_w[:seen]))
+        candidates = _best_first(touched[:touched_count], best, entity_ids, per_hop)
+        frontier_start = count
+        for other in candidates:
+            k = best_arrival[other]
+            rows[count], depths[count], priorities[count], arrivals[count] = other, depth, best[other], k
+            node_corpus[count] = arrival_corpus[k] if k >= 0 else corpus_codes[other]
+            in_graph[other] = True
+            count += 1
+        frontier_end = count
+        added_per_hop[depth - 1] = candidates.shape[0]
+        for i in range(touched_count):
+            best[touched[i]] = -np.inf
+    # the edges between nodes, each pair once (by entity ids, low first) with its largest weight
+    kept = 0
+    for i in range(edge_a.shape[0]):
+        if in_graph[edge_a[i]] and in_graph[edge_b[i]]:
+            a, b = entity_ids[edge_a[i]], entity_ids[edge_b[i]]
+            edge_a[kept], edge_b[kept], edge_w[kept] = min(a, b), max(a, b), edge_w[i]
+            kept += 1
+    low, high, weight = edge_a[:kept], edge_b[:kept], edge_w[:kept]
+    order = np.argsort(high, kind="mergesort")
+    order = order[np.argsort(low[order], kind="mergesort")]
+    edge_low = np.empty(kept, np.int64)
+    edge_high = np.empty(kept, np.int64)
+    edge_weights = np.empty(kept, np.float64)
+    unique = 0
+    for i in order:
+        if unique > 0 and low[i] == edge_low[unique - 1] and high[i] == edge_high[unique - 1]:
+            edge_weights[unique - 1] = max(edge_weights[unique - 1], weight[i])
+        else:
+            edge_low[unique], edge_high[unique], edge_weights[unique] = low[i], high[i], weight[i]
+            unique += 1
+    return (rows[:count], depths[:count], priorities[:count], node_corpus[:count], arrivals[:count], added_per_hop,
+            edge_low[:unique], edge_high[:unique], edge_weights[:unique])
+
+
+@njit(cache=True)
+def _best_first(candidates, best, entity_ids, limit):  # pragma: no cover - compiled; tested through grow_over_table
+    """The ``limit`` candidates of highest ``best``, lowest entity id first among equals, in that order. Only the
+    kept ones are sorted: a hop at the caps weighs some ten thousand candidates for a hundred places."""
+    if candidates.shape[0] > limit > 0:
+        keys = -best[candidates]
+        line = np.partition(keys, limit - 1)[limit - 1]
+        tied = candidates[keys == line]
+        tied = tied[np.argsort(entity_ids[tied], kind="mergesort")]
+        candidates = np.concatenate((candidates[keys < line], tied))[:limit]
+    candidates = candidates[np.argsort(entity_ids[candidates], kind="mergesort")]
+    return candidates[np.argsort(-best[candidates], kind="mergesort")][:limit]
+
+
+def grow_over_table(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge], max_depth: int, per_hop: int,
+                    table: NeighbourTable) -> EntityGraph | None:
+    """build_entity_graph's graph, grown over ``table``; None when a seed or bridge target is not in it."""
+    start = growth_start(seeds, bridges, max_depth, per_hop)
+    code_of = {corpus_id: code for code, corpus_id in enumerate(table.corpora)}
+    try:
+        start_rows = [table.row_of[e] for e in start.nodes]
+        start_corpus = [code_of[n.corpus_id] for n in start.nodes.values()]
+        arrival_rows = [table.row_of[n.entity_id] for n in start.arrivals]
+        arrival_corpus = [code_of[n.corpus_id] for n in start.arrivals]
+    except KeyError:
+        return None
+    grown = Grown(*_grow(
+        table.indptr, table.neighbour_rows, table.weights, table.corpus_codes, table.entity_ids,
+        np.array(start_rows, dtype=np.int64), np.array(start_corpus, dtype=np.int64),
+        np.array([n.priority for n in start.nodes.values()], dtype=np.float64),
+        np.array(arrival_rows, dtype=np.int64), np.array(arrival_corpus, dtype=np.int64),
+        np.array([n.depth for n in start.arrivals], dtype=np.int64),
+        np.array([n.priority for n in start.arrivals], dtype=np.float64), max_depth, per_hop))
+    added = len(start.nodes)
+    rows = grown.rows[added:]
+    entity_ids = table.entity_ids[rows].tolist()
+    corpora, names = table.corpora, table.names
+    start.nodes.update(zip(entity_ids, map(GraphNode._make, zip(
+        entity_ids, [corpora[code] for code in grown.corpus_codes[added:].tolist()],
+        [names[row] for row in rows.tolist()], grown.depths[added:].tolist(), grown.priorities[added:].tolist()))))
+    for at in np.flatnonzero(grown.arrivals[added:] >= 0).tolist():  # these came by a bridge, with its name
+        node = start.nodes[entity_ids[at]]
+        start.nodes[node.entity_id] = node._replace(name=start.arrivals[grown.arrivals[added + at]].name)
+    ends = np.stack([grown.edge_low, grown.edge_high], axis=1)
+    edges = dict(zip(map(tuple, ends.tolist()), grown.edge_weights.tolist()))
+    return grown_graph(start, edges, grown.added_per_hop.tolist(), (ends, grown.edge_weights))
