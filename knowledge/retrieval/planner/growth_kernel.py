@@ -130,17 +130,47 @@ def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows,
 
 
 @njit(cache=True)
+def _ahead(row, other, best, entity_ids):  # pragma: no cover - compiled
+    """Whether candidate ``row`` comes before ``other``: higher priority, then the lower entity id."""
+    return best[row] > best[other] or (best[row] == best[other] and entity_ids[row] < entity_ids[other])
+
+
+@njit(cache=True)
 def _best_first(candidates, best, entity_ids, limit):  # pragma: no cover - compiled; tested through grow_over_table
-    """The ``limit`` candidates of highest ``best``, lowest entity id first among equals, in that order. Only the
-    kept ones are sorted: a hop at the caps weighs some ten thousand candidates for a hundred places."""
-    if candidates.shape[0] > limit > 0:
-        keys = -best[candidates]
-        line = np.partition(keys, limit - 1)[limit - 1]
-        tied = candidates[keys == line]
-        tied = tied[np.argsort(entity_ids[tied], kind="mergesort")]
-        candidates = np.concatenate((candidates[keys < line], tied))[:limit]
-    candidates = candidates[np.argsort(entity_ids[candidates], kind="mergesort")]
-    return candidates[np.argsort(-best[candidates], kind="mergesort")][:limit]
+    """The ``limit`` candidates that come first (``_ahead``), in that order. A heap keeps the ``limit`` best seen
+    (the last of them on top), so a hop at the caps, some ten thousand candidates for a hundred places, sorts only
+    the hundred; plain loops, because numpy's sorts and partitions take seconds to compile."""
+    kept = np.empty(min(limit, candidates.shape[0]), np.int64)
+    size = 0
+    for row in candidates:
+        if size < kept.shape[0]:
+            at = size
+            size += 1
+            while at > 0 and _ahead(kept[(at - 1) // 2], row, best, entity_ids):
+                kept[at] = kept[(at - 1) // 2]
+                at = (at - 1) // 2
+            kept[at] = row
+        elif size > 0 and _ahead(row, kept[0], best, entity_ids):
+            at = 0
+            while True:  # sift the new one down to where the later of its children is not after it
+                child = 2 * at + 1
+                if child >= size:
+                    break
+                if child + 1 < size and _ahead(kept[child], kept[child + 1], best, entity_ids):
+                    child += 1
+                if not _ahead(row, kept[child], best, entity_ids):
+                    break
+                kept[at] = kept[child]
+                at = child
+            kept[at] = row
+    for i in range(1, size):  # insertion sort of the kept, first first
+        row = kept[i]
+        j = i - 1
+        while j >= 0 and _ahead(row, kept[j], best, entity_ids):
+            kept[j + 1] = kept[j]
+            j -= 1
+        kept[j + 1] = row
+    return kept
 
 
 def grow_over_table(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge], max_depth: int, per_hop: int,
