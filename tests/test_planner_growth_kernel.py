@@ -1,27 +1,13 @@
 """The compiled graph growth grows the graph the Python growth grows, over the neighbour table a snapshot keeps."""
 import random
-from dataclasses import dataclass
 from uuid import UUID, uuid4
 
 import pytest
 
-from knowledge.retrieval.planner.context import SeedEntity
+from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
 from knowledge.retrieval.planner.entity_graph import Neighbour, build_entity_graph
 from knowledge.retrieval.planner.growth_kernel import grow_over_table
 from knowledge.retrieval.planner.neighbour_table import NeighbourTable
-
-
-@dataclass(frozen=True)
-class Bridge:
-    canonical_id: int
-    canonical_name: str
-    source_entity_id: int
-    source_corpus_id: UUID
-    target_entity_id: int
-    target_corpus_id: UUID
-    bridge_type: str
-    hops: int
-    confidence: float
 
 
 def random_corpora(rng: random.Random) -> tuple[list[UUID], dict[UUID, list[int]], NeighbourTable]:
@@ -49,9 +35,10 @@ def random_plan(rng: random.Random, corpora: list[UUID], entities: dict[UUID, li
             break
         source = rng.choice(list(seeds))
         target_corpus = rng.choice([c for c in corpora if c != seeds[source].corpus_id])
-        bridges.append(Bridge(i, f"bridge {i}", source, seeds[source].corpus_id, rng.choice(entities[target_corpus]),
-                              target_corpus, rng.choice(["shared_entity", "relation_path"]), rng.choice([1, 2, 3]),
-                              rng.choice([0.0, 0.5, 1.0])))
+        bridges.append(EntityBridge(i, f"bridge {i}", source, seeds[source].corpus_id,
+                                    rng.choice(entities[target_corpus]), target_corpus,
+                                    rng.choice(["shared_entity", "relation_path"]), rng.choice([1, 2, 3]),
+                                    rng.choice([0.0, 0.5, 1.0])))
     return seeds, bridges
 
 

@@ -33,6 +33,8 @@ class Grown(NamedTuple):
 @njit(cache=True)
 def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows, start_corpus, start_priority,
           arrival_rows, arrival_corpus, arrival_depth, arrival_priority, max_depth, per_hop):  # pragma: no cover
+    """build_entity_graph's loop over rows: the starts (the seeds, distinct) at depth 0, then hop by hop the
+    ``per_hop`` best candidates offered by the last hop's nodes and by the arrivals of that depth."""
     rows_total = indptr.shape[0] - 1
     capacity = start_rows.shape[0] + max_depth * per_hop
     rows = np.empty(capacity, np.int64)
@@ -43,12 +45,9 @@ def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows,
     in_graph = np.zeros(rows_total, np.bool_)
     count = 0
     for i in range(start_rows.shape[0]):
-        row = start_rows[i]
-        if in_graph[row]:
-            continue
-        rows[count], depths[count], priorities[count] = row, 0, start_priority[i]
+        rows[count], depths[count], priorities[count] = start_rows[i], 0, start_priority[i]
         node_corpus[count], arrivals[count] = start_corpus[i], -1
-        in_graph[row] = True
+        in_graph[start_rows[i]] = True
         count += 1
     best = np.full(rows_total, -np.inf)
     best_arrival = np.full(rows_total, -1, np.int64)
@@ -152,7 +151,7 @@ def _best_first(candidates, best, entity_ids, limit):  # pragma: no cover - comp
             kept[at] = row
         elif size > 0 and _ahead(row, kept[0], best, entity_ids):
             at = 0
-            while True:  # sift the new one down to where the later of its children is not after it
+            while True:  # move it down while it comes before the later of its children
                 child = 2 * at + 1
                 if child >= size:
                     break
@@ -178,12 +177,14 @@ def grow_over_table(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBri
     """build_entity_graph's graph, grown over ``table``; None when a seed or bridge target is not in it."""
     start = growth_start(seeds, bridges, max_depth, per_hop)
     code_of = {corpus_id: code for code, corpus_id in enumerate(table.corpora)}
+    start_rows = [table.row(e) for e in start.nodes]
+    arrival_rows = [table.row(n.entity_id) for n in start.arrivals]
     try:
-        start_rows = [table.row_of[e] for e in start.nodes]
         start_corpus = [code_of[n.corpus_id] for n in start.nodes.values()]
-        arrival_rows = [table.row_of[n.entity_id] for n in start.arrivals]
         arrival_corpus = [code_of[n.corpus_id] for n in start.arrivals]
     except KeyError:
+        return None
+    if None in start_rows or None in arrival_rows:
         return None
     grown = Grown(*_grow(
         table.indptr, table.neighbour_rows, table.weights, table.corpus_codes, table.entity_ids,

@@ -18,7 +18,7 @@ from knowledge.retrieval.planner.entity_graph import Neighbour
 
 @dataclass(frozen=True)
 class NeighbourTable:
-    row_of: Mapping[int, int]          # entity id -> row
+    rows_of: tuple[tuple[Mapping[int, int], int], ...]  # per corpus: entity id -> row there, and where its rows start
     entity_ids: np.ndarray             # int64, by row
     corpus_codes: np.ndarray           # int64, by row: the place of its corpus in ``corpora``
     corpora: tuple[UUID, ...]
@@ -33,7 +33,7 @@ class NeighbourTable:
         """The table of one corpus: its entities, and each one's (neighbour id, neighbour name, weight)."""
         ids = list(dict.fromkeys(entity_ids))
         row_of = {entity_id: row for row, entity_id in enumerate(ids)}
-        for found in neighbours.values():  # every neighbour is an entity of the corpus: its row is there already
+        for found in neighbours.values():  # a neighbour is an entity of the corpus: one not in entity_ids gets a row
             for neighbour_id, _, _ in found:
                 if neighbour_id not in row_of:
                     row_of[neighbour_id] = len(ids)
@@ -50,23 +50,23 @@ class NeighbourTable:
                 names[neighbour_row] = name
                 rows.append(neighbour_row)
                 weights.append(weight)
-        return cls(row_of=row_of, entity_ids=np.array(ids, dtype=np.int64),
+        return cls(rows_of=((row_of, 0),), entity_ids=np.array(ids, dtype=np.int64),
                    corpus_codes=np.zeros(len(ids), dtype=np.int64), corpora=(corpus_id,), names=names,
                    indptr=np.cumsum(counts), neighbour_rows=np.array(rows, dtype=np.int64),
                    weights=np.array(weights, dtype=np.float64))
 
     @classmethod
     def joined(cls, tables: Sequence["NeighbourTable"]) -> "NeighbourTable":
-        """One table of several corpora's (each table of one corpus, no corpus twice)."""
+        """One table of several corpora's (each table of one corpus, no corpus twice). The corpora's entity lookups
+        are kept as they are, each with the place its rows start, rather than merged: the arrays are what the growth
+        reads, and a merged dictionary would cost ~100 bytes an entity for every scope joined."""
         if len(tables) == 1:
             return tables[0]
         offsets = np.cumsum([0] + [len(t.entity_ids) for t in tables])
-        row_of: dict[int, int] = {}
-        for table, offset in zip(tables, offsets.tolist()):
-            row_of.update((entity_id, row + offset) for entity_id, row in table.row_of.items())
         edge_offsets = np.cumsum([0] + [len(t.neighbour_rows) for t in tables])
         return cls(
-            row_of=row_of, entity_ids=np.concatenate([t.entity_ids for t in tables]),
+            rows_of=tuple((t.rows_of[0][0], offset) for t, offset in zip(tables, offsets.tolist())),
+            entity_ids=np.concatenate([t.entity_ids for t in tables]),
             corpus_codes=np.concatenate([np.full(len(t.entity_ids), code, dtype=np.int64)
                                          for code, t in enumerate(tables)]),
             corpora=tuple(c for t in tables for c in t.corpora), names=[n for t in tables for n in t.names],
@@ -79,9 +79,15 @@ class NeighbourTable:
         """Neighbour entries held (the snapshot counts one row each)."""
         return len(self.neighbour_rows)
 
+    def row(self, entity_id: int) -> int | None:
+        for row_of, start in self.rows_of:  # an entity belongs to one corpus
+            if (row := row_of.get(entity_id)) is not None:
+                return row + start
+        return None
+
     def neighbours(self, entity_id: int) -> list[Neighbour] | None:
         """The entity's neighbours as select_entity_neighbours reads them, None for an entity not in the table."""
-        row = self.row_of.get(entity_id)
+        row = self.row(entity_id)
         if row is None:
             return None
         start, end = self.indptr[row], self.indptr[row + 1]

@@ -20,8 +20,8 @@ import functools
 import heapq
 import math
 import struct
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Collection, Iterable, NamedTuple
 from uuid import UUID
 

@@ -26,7 +26,7 @@ from knowledge.retrieval.planner.neighbour_table import NeighbourTable
 logger = logging.getLogger(__name__)
 
 Unit = frozenset[UUID]  # one corpus: its graph; two corpora: the bridges between them
-TABLES_KEPT = 16  # joined neighbour tables (one per scope of several corpora) kept between searches
+TABLES_KEPT = 4  # joined neighbour tables (one per scope of several corpora: copies of their arrays) kept
 
 
 class GraphSnapshots:
