@@ -34,8 +34,8 @@ from agents.model_choice import build_model
 from agents.negentropy.agent import build_root_agent
 from agents.runtime import bind_knowledge_app
 from bench.harness import console, git_commit, print_table, scratch_app
-from bench.multihop import REPO_ROOT, RESULTS_DIR
-from bench.multihop_data import PAIRED_CORPUS, DatasetSource, MultiHopDataset, corpus_index
+from bench.multihop import RESULTS_DIR
+from bench.multihop_data import DatasetSource, MultiHopDataset, corpus_index, dev_sets_by_name
 from bench.multihop_ingest import ingested_app
 from cli.demo import build_demo_corpora, load_demo_queries
 from config import get_settings
@@ -44,7 +44,6 @@ from knowledge.corpora import Corpus
 from knowledge.db.queries import chunks as chunk_queries
 from knowledge.embedding import get_embedder
 
-DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data"
 SETS = ("musique", "hotpotqa", "demo")
 CORPUS_COUNT = 3
 BENCH_USER = "local"  # the local operator reads every corpus
@@ -84,12 +83,6 @@ class Scores:
         return {"containment": mean([float(c) for c in self.contained]), "citation_precision": mean(self.precision),
                 "citation_recall": mean(self.recall), "ms_per_turn": mean(self.milliseconds),
                 "words_per_reply": mean([float(w) for w in self.words])}
-
-
-def dev_set_files(data: Path) -> dict[str, tuple[Path, Path | None]]:
-    """The dev sets under ``data`` (see their READMEs): MuSiQue with its corpus, HotpotQA with its own contexts."""
-    return {"musique": (data / "musique" / "questions_dev.json", data / "musique" / PAIRED_CORPUS),
-            "hotpotqa": (data / "hotpotqa" / "questions_dev.json", None)}
 
 
 def normalise(text: str) -> str:
@@ -179,10 +172,10 @@ async def evaluate(workspace: Workspace, model: BaseLlm | None) -> dict[str, Any
             "cases": rows}
 
 
-def load_dev_set(files: tuple[Path, Path | None], limit: int | None) -> MultiHopDataset:
-    """A dev set: questions file, corpus file or None (the questions' own paragraphs); named as bench.multihop
-    names it, so the two benches' cached databases are the same."""
-    dataset = DatasetSource(*files).load()
+def load_dev_set(source: DatasetSource, limit: int | None) -> MultiHopDataset:
+    """A dev set (its questions, over their corpus or their own paragraphs), named as bench.multihop names it, so
+    the two benches' cached databases are the same."""
+    dataset = source.load()
     dataset.questions = dataset.questions[:limit] if limit else dataset.questions
     return dataset
 
@@ -209,7 +202,7 @@ async def demo_workspace(kapp: KnowledgeApp, limit: int | None) -> Workspace:
 
 
 @asynccontextmanager
-async def set_workspace(name: str, dev_sets: dict[str, tuple[Path, Path | None]], limit: int | None,
+async def set_workspace(name: str, dev_sets: dict[str, DatasetSource], limit: int | None,
                         server_dsn: str | None, cache: bool) -> AsyncIterator[Workspace]:
     """The set's corpora on their own database; with ``cache`` a dev set's ingested database of an earlier run
     (bench.multihop --cache-db builds the same one) is reused while ingest code and data are unchanged."""
@@ -239,10 +232,12 @@ def print_results(results: dict[str, dict[str, Any]], model_name: str) -> None:
 
 async def run(sets: Sequence[str], limit_questions: int | None = None, model: BaseLlm | None = None,
               write: bool = True, server_dsn: str | None = None,
-              dev_sets: dict[str, tuple[Path, Path | None]] | None = None,
+              dev_sets: dict[str, DatasetSource] | None = None,
               cache: bool = False) -> dict[str, dict[str, Any]]:
-    """Each set on its own database; ``model`` None = the configured one (offline or NE_MODEL)."""
-    dev_sets = dev_sets if dev_sets is not None else dev_set_files(DEFAULT_DATA)
+    """Each set on its own database; ``model`` None = the configured one (offline or NE_MODEL); ``dev_sets`` None
+    = the shared data's (read only when a set other than the demo is asked for)."""
+    if dev_sets is None:
+        dev_sets = dev_sets_by_name() if any(name != "demo" for name in sets) else {}
     settings = get_settings()
     model = model or build_model(settings)
     results: dict[str, dict[str, Any]] = {}
@@ -268,13 +263,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
     parser.add_argument("--limit-questions", type=int, default=None, help="only the first N questions of each set")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder holding musique/ and hotpotqa/")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="folder holding musique/ and hotpotqa/ (default: the shared data beside the checkout)")
     parser.add_argument("--cache-db", action="store_true",
                         help="reuse (or keep) the dev sets' ingested databases, as bench multihop --cache-db does")
     args = parser.parse_args(argv)
     if args.limit_questions is not None and args.limit_questions < 1:
         parser.error("--limit-questions must be positive")
-    asyncio.run(run(args.sets, args.limit_questions, dev_sets=dev_set_files(args.data), cache=args.cache_db))
+    dev_sets = dev_sets_by_name(args.data) if args.data is not None else None
+    asyncio.run(run(args.sets, args.limit_questions, dev_sets=dev_sets, cache=args.cache_db))
 
 
 if __name__ == "__main__":

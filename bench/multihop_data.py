@@ -80,18 +80,24 @@ class DatasetSource:
         return load_dataset(self.questions, self.corpus, self.name)
 
 
-def dev_sets() -> list[DatasetSource]:
-    """The two dev sets: MuSiQue (50 questions over its 1,890-passage corpus) and HotpotQA (50 questions over
-    their own contexts)."""
-    sets = [DatasetSource(MUSIQUE_DIR / "questions_dev.json", MUSIQUE_DIR / PAIRED_CORPUS),
-            DatasetSource(HOTPOTQA_DIR / "questions_dev.json")]
+def dev_sets(data: Path | None = None) -> list[DatasetSource]:
+    """The two dev sets under ``data`` (default SHARED_DATA): MuSiQue (50 questions over its 1,890-passage corpus)
+    and HotpotQA (50 questions over their own contexts)."""
+    data = SHARED_DATA if data is None else data
+    sets = [DatasetSource(data / "musique" / "questions_dev.json", data / "musique" / PAIRED_CORPUS),
+            DatasetSource(data / "hotpotqa" / "questions_dev.json")]
     missing = [p for s in sets for p in (s.questions, s.corpus) if p is not None and not p.is_file()]
     if missing:
         raise MissingDataError(
-            f"the multi-hop dev sets are read from {SHARED_DATA} (a 'shared' folder beside the checkout or above it), and "
+            f"the multi-hop dev sets are read from {data} (a 'shared' folder beside the checkout or above it), and "
             f"{', '.join(str(p) for p in missing)} is missing. Pass a questions file in MuSiQue or HotpotQA "
             "format instead: --questions FILE [--corpus FILE]")
     return sets
+
+
+def dev_sets_by_name(data: Path | None = None) -> dict[str, DatasetSource]:
+    """``dev_sets`` by their short names, "musique" and "hotpotqa"."""
+    return {source.name.split("-")[0]: source for source in dev_sets(data)}
 
 
 def passage_key(title: str, text: str) -> str:

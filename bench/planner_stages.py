@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from bench.harness import console, print_table
-from bench.multihop_data import dev_sets
+from bench.multihop_data import dev_sets_by_name
 from bench.multihop_ingest import ingested_app
 from bench.multihop_methods import unique_keys
 from knowledge.db.queries import chunks as chunk_queries
@@ -90,7 +90,7 @@ async def run(sets: Sequence[str], splits: Sequence[int], rounds: int, dump: Pat
         from pyinstrument import Profiler
 
         profiler = Profiler(async_mode="disabled")
-    sources = [s for s in dev_sets() if s.name.split("-")[0] in sets]
+    sources = [source for name, source in dev_sets_by_name().items() if name in sets]
     dumped = {}
     for source in sources:
         for corpus_count in splits:

@@ -12,15 +12,16 @@ from google.genai import types
 
 from agents.faculties import PERCEPTION
 from bench.answers import cited_sources, contains_answer, run
+from bench.multihop_data import DatasetSource
 
 SMOKE = Path(__file__).parent / "data" / "musique_smoke_questions.json"
 METRICS = {"containment", "citation_precision", "citation_recall", "ms_per_turn", "words_per_reply"}
 
 
-def _two_questions(tmp_path: Path) -> dict[str, tuple[Path, None]]:
+def _two_questions(tmp_path: Path) -> dict[str, DatasetSource]:
     path = tmp_path / "two.json"
     path.write_text(json.dumps(json.loads(SMOKE.read_text(encoding="utf-8"))[:2]), encoding="utf-8")
-    return {"musique": (path, None)}
+    return {"musique": DatasetSource(path)}
 
 
 def test_containment_is_normalised_and_citations_come_from_the_answer_text():
