@@ -20,7 +20,6 @@ def _shared_data() -> Path:
 
 SHARED_DATA = _shared_data()
 MUSIQUE_DIR = SHARED_DATA / "musique"
-HOTPOTQA_DIR = SHARED_DATA / "hotpotqa"
 PAIRED_CORPUS = "corpus.json"  # a corpus file beside a questions file is the one they are searched in by default
 
 

@@ -83,8 +83,8 @@ async def score_questions(kapp: KnowledgeApp, dataset: MultiHopDataset, methods:
     """Every method on every question, timed per method; two unscored warm-up questions first (model, pools,
     plan caches), then the wait for the graph snapshots they queued, so that no method is timed while the snapshots
     load in the background (as in a serving app past its first questions; `bench.planner_stages` does the same). The
-run-log row a planner search writes in the background is waited for after its timing, so no method is charged
-with another's write."""
+    run-log row a planner search writes in the background is waited for after its timing, so no method is charged
+    with another's write."""
     scores = {name: MethodScores() for name in methods}
     for question in dataset.questions[:2]:
         for method in methods.values():

@@ -53,9 +53,7 @@ def test_the_same_questions_over_another_corpus_write_another_results_file(tmp_p
 
 
 def test_a_checkout_without_the_shared_data_gets_a_clear_message(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(multihop_data, "SHARED_DATA", tmp_path / "shared" / "data")
-    monkeypatch.setattr(multihop_data, "MUSIQUE_DIR", tmp_path / "shared" / "data" / "musique")
-    monkeypatch.setattr(multihop_data, "HOTPOTQA_DIR", tmp_path / "shared" / "data" / "hotpotqa")
+    monkeypatch.setattr(multihop_data, "SHARED_DATA", tmp_path / "shared" / "data")  # where dev_sets looks
     with pytest.raises(SystemExit) as exited:
         multihop.main([])
     assert exited.value.code == 2

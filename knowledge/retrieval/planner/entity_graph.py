@@ -40,9 +40,6 @@ class EntityGraph:
     relation_edges: dict[tuple[int, int], float]  # (low id, high id) -> weight, both ends in nodes
     bridge_edges: list[EntityBridge]               # both ends in nodes, hops <= max depth
     added_per_hop: list[int] = field(default_factory=list)
-    # the relation edges as arrays, when they were grown as arrays: (low id, high id) rows and weights, in the order
-    # of relation_edges
-    relation_edge_arrays: tuple[np.ndarray, np.ndarray] | None = None
 
     def same_entity_groups(self) -> dict[int, int]:
         """Node -> representative: copies of one canonical entity in different corpora (shared_entity bridges)
@@ -70,17 +67,11 @@ class EntityGraph:
         """Relation edges, then bridges, as rows of their two ends' ``position`` (every node has one), and their
         weights. Copies of one entity share a position: an edge between them is a loop, which the walk skips."""
         bridges = self.bridge_edges
-        bridge_ids = chain.from_iterable((b.source_entity_id, b.target_entity_id) for b in bridges)
-        bridge_weights = (b.confidence for b in bridges)
-        if self.relation_edge_arrays is not None:
-            relation_ids, relation_weights = self.relation_edge_arrays
-            ids = np.concatenate([relation_ids.ravel(), np.fromiter(bridge_ids, np.int64, 2 * len(bridges))])
-            weights = np.concatenate([relation_weights, np.fromiter(bridge_weights, float, len(bridges))])
-        else:
-            ids = np.fromiter(chain(chain.from_iterable(self.relation_edges), bridge_ids), np.int64,
-                              2 * (len(self.relation_edges) + len(bridges)))
-            weights = np.fromiter(chain(self.relation_edges.values(), bridge_weights), float,
-                                  len(self.relation_edges) + len(bridges))
+        ids = np.fromiter(chain(chain.from_iterable(self.relation_edges),
+                                chain.from_iterable((b.source_entity_id, b.target_entity_id) for b in bridges)),
+                          np.int64, 2 * (len(self.relation_edges) + len(bridges)))
+        weights = np.fromiter(chain(self.relation_edges.values(), (b.confidence for b in bridges)), float,
+                              len(self.relation_edges) + len(bridges))
         known = np.fromiter(position, np.int64, len(position))
         at = np.fromiter(position.values(), np.int64, len(position))
         order = np.argsort(known)
@@ -107,12 +98,11 @@ def growth_start(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge
     return GrowthStart(nodes, usable, arrivals)
 
 
-def grown_graph(start: GrowthStart, edges: dict[tuple[int, int], float], added_per_hop: list[int],
-                edge_arrays: tuple[np.ndarray, np.ndarray] | None = None) -> EntityGraph:
-    """The graph of the nodes grown from ``start`` (``edges``: the relation edges between them, weights > 0, also
-    as ``edge_arrays`` when grown as arrays) with the bridges between them."""
+def grown_graph(start: GrowthStart, edges: dict[tuple[int, int], float], added_per_hop: list[int]) -> EntityGraph:
+    """The graph of the nodes grown from ``start`` (``edges``: the relation edges between them, weights > 0) with
+    the bridges between them."""
     nodes = start.nodes
-    return EntityGraph(nodes=nodes, relation_edges=edges, added_per_hop=added_per_hop, relation_edge_arrays=edge_arrays,
+    return EntityGraph(nodes=nodes, relation_edges=edges, added_per_hop=added_per_hop,
                        bridge_edges=[b for b in start.bridges if b.target_entity_id in nodes and b.confidence > 0])
 
 

@@ -203,6 +203,5 @@ def grow_over_table(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBri
     for at in np.flatnonzero(grown.arrivals[added:] >= 0).tolist():  # these came by a bridge, with its name
         node = start.nodes[entity_ids[at]]
         start.nodes[node.entity_id] = node._replace(name=start.arrivals[grown.arrivals[added + at]].name)
-    ends = np.stack([grown.edge_low, grown.edge_high], axis=1)
-    edges = dict(zip(map(tuple, ends.tolist()), grown.edge_weights.tolist()))
-    return grown_graph(start, edges, grown.added_per_hop.tolist(), (ends, grown.edge_weights))
+    edges = dict(zip(zip(grown.edge_low.tolist(), grown.edge_high.tolist()), grown.edge_weights.tolist()))
+    return grown_graph(start, edges, grown.added_per_hop.tolist())
