@@ -2,6 +2,7 @@
 import random
 from uuid import UUID, uuid4
 
+import numpy as np
 import pytest
 
 from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
@@ -57,6 +58,13 @@ async def test_compiled_growth_grows_the_python_growths_graph(case):
     assert list(grown.nodes.items()) == list(expected.nodes.items())
     assert grown.relation_edges == expected.relation_edges
     assert grown.bridge_edges == expected.bridge_edges and grown.added_per_hop == expected.added_per_hop
+    # the edges' places the kernel hands the walk are those the walk would look up itself
+    order = list(grown.nodes)
+    assert [(order[a], order[b]) for a, b in grown.relation_edge_nodes.tolist()] == list(grown.relation_edges)
+    places = np.array([rng.randrange(len(order)) for _ in order], dtype=np.int64)
+    made, wanted = (sorted(zip(map(tuple, ends.tolist()), weights.tolist()))  # the same edges, not in one order
+                    for ends, weights in (grown.edge_arrays(places), expected.edge_arrays(places)))
+    assert made == wanted
 
 
 def test_an_entity_outside_the_table_leaves_the_growth_to_python():
@@ -76,4 +84,9 @@ def test_the_table_answers_each_entitys_neighbours_in_order_across_joined_corpor
     assert joined.neighbours(8) == [Neighbour(7, b, "seven", 0.5), Neighbour(9, b, "nine", 0.25)]
     assert joined.neighbours(2) == [] and joined.neighbours(9) == [] and joined.neighbours(4) is None
     assert joined.size == first.size + second.size == 5
+    rows = joined.rows([9, 1, 8])
+    assert joined.entity_ids[rows].tolist() == [9, 1, 8] and joined.corpus_codes[rows].tolist() == [1, 0, 1]
+    assert joined.rows([1, 4]) is None and joined.rows([0]) is None and joined.rows([10]) is None
+    empty = NeighbourTable.of_corpus(a, [], {})
+    assert empty.rows([1]) is None and empty.rows([]).tolist() == [] and empty.neighbours(1) is None
     assert NeighbourTable.joined([first]) is first

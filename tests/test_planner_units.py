@@ -151,12 +151,13 @@ async def test_walk_merges_copies_of_one_entity_and_splits_mass_by_source_corpus
 
     graph = await build_entity_graph(seeds, bridges, 2, 100, fetch)
     walk = walk_from_seeds(graph, seeds, 0.5)
-    assert walk.groups[50] == walk.groups[1]  # the two copies are one node
-    assert walk.masses([51])[51] > 0
+    assert walk.places[50] == walk.places[1] and walk.size == 3  # the two copies are one node
     from_a = walk.masses_from_other_corpora(B)
-    assert from_a[walk.index[walk.groups[51]]] > 0  # reached from corpus A through the bridge
-    assert from_a[walk.index[walk.groups[9]]] == 0  # B's own seed, nothing from A reaches it
-    assert sum(walk.masses([1, 9, 51]).values()) == pytest.approx(1.0)
+    assert from_a[walk.places[51]] > 0  # reached from corpus A through the bridge
+    assert from_a[walk.places[9]] == 0  # B's own seed, nothing from A reaches it
+    top = walk.top(10)
+    assert sorted(e for e, _ in top) == [1, 9, 50, 51] and sum(m for e, m in top if e != 50) == pytest.approx(1.0)
+    assert [m for _, m in top] == sorted((m for _, m in top), reverse=True) and walk.top(2) == top[:2]
 
 
 async def test_bridge_paths_start_at_primary_evidence_and_respect_depth():

@@ -40,42 +40,44 @@ class EntityGraph:
     relation_edges: dict[tuple[int, int], float]  # (low id, high id) -> weight, both ends in nodes
     bridge_edges: list[EntityBridge]               # both ends in nodes, hops <= max depth
     added_per_hop: list[int] = field(default_factory=list)
+    # relation_edges' ends as places in ``nodes`` (insertion order), one row per edge in its order, when the growth
+    # had them at hand (the compiled one does): the walk then needs no lookup of its own
+    relation_edge_nodes: np.ndarray | None = None
 
     def same_entity_groups(self) -> dict[int, int]:
-        """Node -> representative: copies of one canonical entity in different corpora (shared_entity bridges)
-        form one group, so the walk treats them as the one entity they are."""
-        parent = {n: n for n in self.nodes}
+        """Node -> representative, for the nodes merged with another: copies of one canonical entity in different
+        corpora (shared_entity bridges) form one group, so the walk treats them as the one entity they are. Every
+        node not listed is its own group."""
+        parent: dict[int, int] = {}
 
         def find(n: int) -> int:
+            parent.setdefault(n, n)
             while parent[n] != n:
                 parent[n] = parent[parent[n]]
                 n = parent[n]
             return n
 
-        merged = set()
         for bridge in self.bridge_edges:
             if bridge.bridge_type == SHARED_ENTITY:
                 a, b = find(bridge.source_entity_id), find(bridge.target_entity_id)
                 parent[max(a, b)] = min(a, b)
-                merged.update((bridge.source_entity_id, bridge.target_entity_id))
-        groups = dict(parent)
-        for n in merged:  # every other node is its own group
-            groups[n] = find(n)
-        return groups
+        return {n: find(n) for n in parent}
 
-    def edge_arrays(self, position: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """Relation edges, then bridges, as rows of their two ends' ``position`` (every node has one), and their
-        weights. Copies of one entity share a position: an edge between them is a loop, which the walk skips."""
+    def edge_arrays(self, node_places: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Relation edges, then bridges, as rows of their two ends' places (``node_places``: a place for every node,
+        in ``nodes`` order), and their weights. Copies of one entity share a place: an edge between them is a loop,
+        which the walk skips."""
         bridges = self.bridge_edges
-        ids = np.fromiter(chain(chain.from_iterable(self.relation_edges),
-                                chain.from_iterable((b.source_entity_id, b.target_entity_id) for b in bridges)),
-                          np.int64, 2 * (len(self.relation_edges) + len(bridges)))
+        relation = self.relation_edge_nodes
+        node_at = {entity_id: i for i, entity_id in enumerate(self.nodes)} if relation is None or bridges else {}
+        if relation is None:
+            relation = np.fromiter(chain.from_iterable((node_at[a], node_at[b]) for a, b in self.relation_edges),
+                                   np.int64, 2 * len(self.relation_edges))
+        bridge_ends = np.fromiter(chain.from_iterable((node_at[b.source_entity_id], node_at[b.target_entity_id])
+                                                      for b in bridges), np.int64, 2 * len(bridges))
         weights = np.fromiter(chain(self.relation_edges.values(), (b.confidence for b in bridges)), float,
                               len(self.relation_edges) + len(bridges))
-        known = np.fromiter(position, np.int64, len(position))
-        at = np.fromiter(position.values(), np.int64, len(position))
-        order = np.argsort(known)
-        return at[order][np.searchsorted(known[order], ids)].reshape(-1, 2), weights
+        return node_places[np.concatenate((relation.reshape(-1), bridge_ends))].reshape(-1, 2), weights
 
 
 NeighbourFetch = Callable[[list[int]], Awaitable[Mapping[int, Sequence[Neighbour]]]]
@@ -98,11 +100,12 @@ def growth_start(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge
     return GrowthStart(nodes, usable, arrivals)
 
 
-def grown_graph(start: GrowthStart, edges: dict[tuple[int, int], float], added_per_hop: list[int]) -> EntityGraph:
-    """The graph of the nodes grown from ``start`` (``edges``: the relation edges between them, weights > 0) with
-    the bridges between them."""
+def grown_graph(start: GrowthStart, edges: dict[tuple[int, int], float], added_per_hop: list[int],
+                edge_nodes: np.ndarray | None = None) -> EntityGraph:
+    """The graph of the nodes grown from ``start`` (``edges``: the relation edges between them, weights > 0, and
+    ``edge_nodes`` their ends' places when known) with the bridges between them."""
     nodes = start.nodes
-    return EntityGraph(nodes=nodes, relation_edges=edges, added_per_hop=added_per_hop,
+    return EntityGraph(nodes=nodes, relation_edges=edges, added_per_hop=added_per_hop, relation_edge_nodes=edge_nodes,
                        bridge_edges=[b for b in start.bridges if b.target_entity_id in nodes and b.confidence > 0])
 
 

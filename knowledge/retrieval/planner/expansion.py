@@ -54,14 +54,13 @@ class ExpansionStage:
                 graph = await build_entity_graph(state.seed_entities, state.bridges, planner.graph_max_depth,
                                                  planner.graph_neighbors_per_hop, fetch)
             walk = walk_from_seeds(graph, state.seed_entities, planner.ppr_damping)
-            masses = walk.masses(list(graph.nodes))
-            top_entities = [e for _, e in sorted([(-m, e) for e, m in masses.items() if m > 0])
-                            [:planner.graph_neighbors_per_hop]]
+            top = walk.top(planner.graph_neighbors_per_hop)
+            top_entities = [e for e, _ in top]
             chunk_rows = await self.reads.chunk_ids_for_entities(top_entities, scope, planner.per_corpus_limit, conn)
         wanted = {r.entity_id for r in chunk_rows} | set(state.seed_entities)  # the entities _rank_chunks asks about
         origins = bridge_origins(graph, state.seed_entities, planner.graph_max_depth, wanted)
         state.expansion = self._rank_chunks(state, walk, origins, chunk_rows)[:planner.pool_cap]
-        return self._detail(state, graph, masses, top_entities)
+        return self._detail(state, graph, top)
 
     def _rank_chunks(self, state: PlanState, walk: Walk, origins: Mapping[int, Origin],
                      chunk_rows: list[EntityChunk]) -> list[ExpandedChunk]:
@@ -69,14 +68,14 @@ class ExpansionStage:
         chunk_entities: dict[int, set[int]] = {}
         chunk_corpus: dict[int, UUID] = {}
         for row in chunk_rows:
-            if row.corpus_id in allowed and row.entity_id in walk.groups:
+            if row.corpus_id in allowed and row.entity_id in walk.places:
                 chunk_entities.setdefault(row.chunk_id, set()).add(row.entity_id)
                 chunk_corpus[row.chunk_id] = row.corpus_id
         for entity in state.seed_entities.values():
             for chunk_id in entity.chunk_ids:
                 chunk_entities.setdefault(chunk_id, set()).add(entity.entity_id)
                 chunk_corpus[chunk_id] = entity.corpus_id
-        place = {e: walk.index[walk.groups[e]] for entity_ids in chunk_entities.values() for e in entity_ids}
+        place = walk.places
         chunks_per_place: dict[int, int] = {}
         for entity_ids in chunk_entities.values():
             for at in {place[e] for e in entity_ids}:
@@ -104,8 +103,7 @@ class ExpansionStage:
         ranked.sort(key=lambda c: (-c.score, c.chunk_id))
         return ranked
 
-    def _detail(self, state: PlanState, graph: EntityGraph, masses: Mapping[int, float],
-                top_entities: list[int]) -> dict[str, Any]:
+    def _detail(self, state: PlanState, graph: EntityGraph, top: list[tuple[int, float]]) -> dict[str, Any]:
         corpora = state.request.corpora
         planner = self.settings.planner
         return {
@@ -113,7 +111,7 @@ class ExpansionStage:
             "ppr_damping": planner.ppr_damping, "entities": len(graph.nodes),
             "added_per_hop": list(graph.added_per_hop), "relation_edges": len(graph.relation_edges),
             "bridge_edges": len(graph.bridge_edges),
-            "top_entities": [f"{graph.nodes[e].name} ({corpora[graph.nodes[e].corpus_id].label}) {masses[e]:.3f}"
-                             for e in top_entities[:_TRACE_TOP]],
+            "top_entities": [f"{graph.nodes[e].name} ({corpora[graph.nodes[e].corpus_id].label}) {mass:.3f}"
+                             for e, mass in top[:_TRACE_TOP]],
             "candidates": len(state.expansion),
         }

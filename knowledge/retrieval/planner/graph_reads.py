@@ -149,11 +149,9 @@ class GraphReads:
     async def neighbours(self, entity_ids: Sequence[int], scope: Sequence[UUID],
                          conn: asyncpg.Connection | None = None) -> dict[int, list[Neighbour]]:
         limits = self.limits
-        graphs = self._snapshot(scope)
-        if graphs is not None:
-            tables = [g.neighbour_table for g in graphs]  # an entity belongs to one corpus
-            return {entity_id: next((n for t in tables if (n := t.neighbours(entity_id)) is not None), [])
-                    for entity_id in entity_ids}
+        table = self.neighbour_table(scope)
+        if table is not None:
+            return {entity_id: table.neighbours(entity_id) or [] for entity_id in entity_ids}
 
         async def load(reader: asyncpg.Connection, ids: list[int]) -> dict[int, list[Neighbour]]:
             grouped: dict[int, list[Neighbour]] = {}

@@ -28,6 +28,7 @@ class Grown(NamedTuple):
     edge_low: np.ndarray     # relation edges between nodes, as entity ids (low, high), with their largest weight
     edge_high: np.ndarray
     edge_weights: np.ndarray
+    edge_nodes: np.ndarray   # the same edges as the places of their (low, high) ends among the nodes
 
 
 @njit(cache=True)
@@ -42,12 +43,12 @@ def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows,
     priorities = np.empty(capacity, np.float64)
     node_corpus = np.empty(capacity, np.int64)
     arrivals = np.empty(capacity, np.int64)
-    in_graph = np.zeros(rows_total, np.bool_)
+    node_at = np.full(rows_total, -1, np.int64)  # a row's place among the nodes, -1 while it is not one
     count = 0
     for i in range(start_rows.shape[0]):
         rows[count], depths[count], priorities[count] = start_rows[i], 0, start_priority[i]
         node_corpus[count], arrivals[count] = start_corpus[i], -1
-        in_graph[start_rows[i]] = True
+        node_at[start_rows[i]] = count
         count += 1
     best = np.full(rows_total, -np.inf)
     best_arrival = np.full(rows_total, -1, np.int64)
@@ -75,7 +76,7 @@ def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows,
                 if weight > 0:
                     hop_a[seen], hop_b[seen], hop_w[seen] = parent, other, weight
                     seen += 1
-                if not in_graph[other]:
+                if node_at[other] < 0:
                     priority = parent_priority * weight
                     if priority > best[other]:
                         if best[other] == -np.inf:
@@ -84,7 +85,7 @@ def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows,
                         best[other], best_arrival[other] = priority, -1
         for k in range(arrival_rows.shape[0]):
             other = arrival_rows[k]
-            if arrival_depth[k] == depth and not in_graph[other] and arrival_priority[k] > best[other]:
+            if arrival_depth[k] == depth and node_at[other] < 0 and arrival_priority[k] > best[other]:
                 if best[other] == -np.inf:
                     touched[touched_count] = other
                     touched_count += 1
@@ -98,7 +99,7 @@ def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows,
             k = best_arrival[other]
             rows[count], depths[count], priorities[count], arrivals[count] = other, depth, best[other], k
             node_corpus[count] = arrival_corpus[k] if k >= 0 else corpus_codes[other]
-            in_graph[other] = True
+            node_at[other] = count
             count += 1
         frontier_end = count
         added_per_hop[depth - 1] = candidates.shape[0]
@@ -107,25 +108,29 @@ def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows,
     # the edges between nodes, each pair once (by entity ids, low first) with its largest weight
     kept = 0
     for i in range(edge_a.shape[0]):
-        if in_graph[edge_a[i]] and in_graph[edge_b[i]]:
-            a, b = entity_ids[edge_a[i]], entity_ids[edge_b[i]]
-            edge_a[kept], edge_b[kept], edge_w[kept] = min(a, b), max(a, b), edge_w[i]
+        a, b = edge_a[i], edge_b[i]
+        if node_at[a] >= 0 and node_at[b] >= 0:
+            if entity_ids[a] > entity_ids[b]:
+                a, b = b, a
+            edge_a[kept], edge_b[kept], edge_w[kept] = a, b, edge_w[i]
             kept += 1
-    low, high, weight = edge_a[:kept], edge_b[:kept], edge_w[:kept]
+    low, high, weight = entity_ids[edge_a[:kept]], entity_ids[edge_b[:kept]], edge_w[:kept]
     order = np.argsort(high, kind="mergesort")
     order = order[np.argsort(low[order], kind="mergesort")]
     edge_low = np.empty(kept, np.int64)
     edge_high = np.empty(kept, np.int64)
     edge_weights = np.empty(kept, np.float64)
+    edge_nodes = np.empty((kept, 2), np.int64)
     unique = 0
     for i in order:
         if unique > 0 and low[i] == edge_low[unique - 1] and high[i] == edge_high[unique - 1]:
             edge_weights[unique - 1] = max(edge_weights[unique - 1], weight[i])
         else:
             edge_low[unique], edge_high[unique], edge_weights[unique] = low[i], high[i], weight[i]
+            edge_nodes[unique, 0], edge_nodes[unique, 1] = node_at[edge_a[i]], node_at[edge_b[i]]
             unique += 1
     return (rows[:count], depths[:count], priorities[:count], node_corpus[:count], arrivals[:count], added_per_hop,
-            edge_low[:unique], edge_high[:unique], edge_weights[:unique])
+            edge_low[:unique], edge_high[:unique], edge_weights[:unique], edge_nodes[:unique])
 
 
 @njit(cache=True)
@@ -177,20 +182,20 @@ def grow_over_table(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBri
     """build_entity_graph's graph, grown over ``table``; None when a seed or bridge target is not in it."""
     start = growth_start(seeds, bridges, max_depth, per_hop)
     code_of = {corpus_id: code for code, corpus_id in enumerate(table.corpora)}
-    start_rows = [table.row(e) for e in start.nodes]
-    arrival_rows = [table.row(n.entity_id) for n in start.arrivals]
+    start_rows = table.rows(list(start.nodes))
+    arrival_rows = table.rows([n.entity_id for n in start.arrivals])
     try:
         start_corpus = [code_of[n.corpus_id] for n in start.nodes.values()]
         arrival_corpus = [code_of[n.corpus_id] for n in start.arrivals]
     except KeyError:
         return None
-    if None in start_rows or None in arrival_rows:
+    if start_rows is None or arrival_rows is None:
         return None
     grown = Grown(*_grow(
         table.indptr, table.neighbour_rows, table.weights, table.corpus_codes, table.entity_ids,
-        np.array(start_rows, dtype=np.int64), np.array(start_corpus, dtype=np.int64),
+        start_rows, np.array(start_corpus, dtype=np.int64),
         np.array([n.priority for n in start.nodes.values()], dtype=np.float64),
-        np.array(arrival_rows, dtype=np.int64), np.array(arrival_corpus, dtype=np.int64),
+        arrival_rows, np.array(arrival_corpus, dtype=np.int64),
         np.array([n.depth for n in start.arrivals], dtype=np.int64),
         np.array([n.priority for n in start.arrivals], dtype=np.float64), max_depth, per_hop))
     added = len(start.nodes)
@@ -204,4 +209,4 @@ def grow_over_table(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBri
         node = start.nodes[entity_ids[at]]
         start.nodes[node.entity_id] = node._replace(name=start.arrivals[grown.arrivals[added + at]].name)
     edges = dict(zip(zip(grown.edge_low.tolist(), grown.edge_high.tolist()), grown.edge_weights.tolist()))
-    return grown_graph(start, edges, grown.added_per_hop.tolist())
+    return grown_graph(start, edges, grown.added_per_hop.tolist(), grown.edge_nodes)

@@ -18,8 +18,8 @@ from knowledge.retrieval.planner.entity_graph import Neighbour
 
 @dataclass(frozen=True)
 class NeighbourTable:
-    rows_of: tuple[tuple[Mapping[int, int], int], ...]  # per corpus: entity id -> row there, and where its rows start
     entity_ids: np.ndarray             # int64, by row
+    rows_by_id: np.ndarray             # int64: the rows in the order of their entity ids (a lookup by binary search)
     corpus_codes: np.ndarray           # int64, by row: the place of its corpus in ``corpora``
     corpora: tuple[UUID, ...]
     names: Sequence[str | None]        # by row: the canonical name, known for every entity that is a neighbour
@@ -50,23 +50,22 @@ class NeighbourTable:
                 names[neighbour_row] = name
                 rows.append(neighbour_row)
                 weights.append(weight)
-        return cls(rows_of=((row_of, 0),), entity_ids=np.array(ids, dtype=np.int64),
+        entity_array = np.array(ids, dtype=np.int64)
+        return cls(entity_ids=entity_array, rows_by_id=np.argsort(entity_array),
                    corpus_codes=np.zeros(len(ids), dtype=np.int64), corpora=(corpus_id,), names=names,
                    indptr=np.cumsum(counts), neighbour_rows=np.array(rows, dtype=np.int64),
                    weights=np.array(weights, dtype=np.float64))
 
     @classmethod
     def joined(cls, tables: Sequence["NeighbourTable"]) -> "NeighbourTable":
-        """One table of several corpora's (each table of one corpus, no corpus twice). The corpora's entity lookups
-        are kept as they are, each with the place its rows start, rather than merged: the arrays are what the growth
-        reads, and a merged dictionary would cost ~100 bytes an entity for every scope joined."""
+        """One table of several corpora's (each table of one corpus, no corpus twice)."""
         if len(tables) == 1:
             return tables[0]
         offsets = np.cumsum([0] + [len(t.entity_ids) for t in tables])
         edge_offsets = np.cumsum([0] + [len(t.neighbour_rows) for t in tables])
+        entity_ids = np.concatenate([t.entity_ids for t in tables])
         return cls(
-            rows_of=tuple((t.rows_of[0][0], offset) for t, offset in zip(tables, offsets.tolist())),
-            entity_ids=np.concatenate([t.entity_ids for t in tables]),
+            entity_ids=entity_ids, rows_by_id=np.argsort(entity_ids),
             corpus_codes=np.concatenate([np.full(len(t.entity_ids), code, dtype=np.int64)
                                          for code, t in enumerate(tables)]),
             corpora=tuple(c for t in tables for c in t.corpora), names=[n for t in tables for n in t.names],
@@ -79,17 +78,21 @@ class NeighbourTable:
         """Neighbour entries held (the snapshot counts one row each)."""
         return len(self.neighbour_rows)
 
-    def row(self, entity_id: int) -> int | None:
-        for row_of, start in self.rows_of:  # an entity belongs to one corpus
-            if (row := row_of.get(entity_id)) is not None:
-                return row + start
-        return None
+    def rows(self, entity_ids: Sequence[int]) -> np.ndarray | None:
+        """The rows of the entities, None when one of them has none."""
+        wanted = np.asarray(entity_ids, dtype=np.int64)
+        if not len(self.entity_ids):
+            return None if len(wanted) else wanted
+        at = np.searchsorted(self.entity_ids, wanted, sorter=self.rows_by_id)
+        rows = self.rows_by_id[np.minimum(at, len(self.entity_ids) - 1)]
+        return rows if np.array_equal(self.entity_ids[rows], wanted) else None
 
     def neighbours(self, entity_id: int) -> list[Neighbour] | None:
         """The entity's neighbours as select_entity_neighbours reads them, None for an entity not in the table."""
-        row = self.row(entity_id)
-        if row is None:
+        found = self.rows([entity_id])
+        if found is None:
             return None
+        row = int(found[0])
         start, end = self.indptr[row], self.indptr[row + 1]
         rows = self.neighbour_rows[start:end]
         return [Neighbour(neighbour_id, self.corpora[code], self.names[at], weight)  # type: ignore[arg-type]

@@ -41,36 +41,33 @@ def personalized_pagerank_arrays(nodes: Iterable[Hashable], edges: Iterable[tupl
                 order.append(node)
         ends.append((index[a], index[b]))
         weights.append(weight)
+    restarts = {key: {index[node]: weight for node, weight in personalization.items() if node in index}
+                for key, personalization in personalizations.items()}
     pairs = np.array(ends, dtype=np.int64).reshape(-1, 2)
-    return order, pagerank_of_edge_arrays(index, pairs, np.array(weights, dtype=float), personalizations, damping)
+    return order, pagerank_of_edge_arrays(len(order), pairs, np.array(weights, dtype=float), restarts, damping)
 
 
-def pagerank_of_edge_arrays(index: Mapping[Hashable, int], ends: np.ndarray, weights: np.ndarray,
-                            personalizations: Mapping[Hashable, Mapping[Hashable, float]], damping: float
+def pagerank_of_edge_arrays(size: int, ends: np.ndarray, weights: np.ndarray,
+                            restarts: Mapping[Hashable, Mapping[int, float]], damping: float
                             ) -> dict[Hashable, np.ndarray | None]:
-    """The walk over the nodes of ``index`` (node -> array position, positions 0..n-1) and the undirected edges
-    ``ends`` (one row of two positions per edge, loops and weights <= 0 skipped) with ``weights``: each
-    distribution's masses by position, None for a distribution without mass on a node."""
+    """The walk over the nodes 0..``size``-1 and the undirected edges ``ends`` (one row of two nodes per edge, loops
+    and weights <= 0 skipped) with ``weights``, from each restart distribution (node -> weight): each one's masses
+    by node, None for a distribution without mass on a node."""
     if not 0.0 <= damping < 1.0:
         raise ValueError(f"ppr_damping must be in [0, 1), got {damping}")
-    size = len(index)
-    keys, restarts = [], []
-    for key, personalization in personalizations.items():
-        places, masses = [], []
-        for node, weight in personalization.items():
-            if weight > 0 and (place := index.get(node)) is not None:
-                places.append(place)
-                masses.append(weight)
-        vector = np.bincount(places, weights=masses, minlength=size).astype(float)  # summed in order, as +=
+    keys, vectors = [], []
+    for key, restart in restarts.items():
+        places = [node for node, weight in restart.items() if weight > 0]
+        vector = np.bincount(places, weights=[restart[node] for node in places], minlength=size).astype(float)
         if vector.sum() > 0:
             keys.append(key)
-            restarts.append(vector / vector.sum())
-    results: dict[Hashable, np.ndarray | None] = {key: None for key in personalizations}
+            vectors.append(vector / vector.sum())
+    results: dict[Hashable, np.ndarray | None] = {key: None for key in restarts}
     if not keys:
         return results
     kept = (ends[:, 0] != ends[:, 1]) & (weights > 0)
     masses = _power_iteration(size, np.ascontiguousarray(ends[kept], dtype=np.int64),
-                              np.ascontiguousarray(weights[kept], dtype=np.float64), np.vstack(restarts), damping)
+                              np.ascontiguousarray(weights[kept], dtype=np.float64), np.vstack(vectors), damping)
     for key, row in zip(keys, masses):
         results[key] = row
     return results

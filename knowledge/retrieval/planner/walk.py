@@ -7,7 +7,7 @@ them apart tells how much of an entity's mass arrives from *other* corpora, i.e.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping
 from uuid import UUID
 
 import numpy as np
@@ -19,9 +19,9 @@ from knowledge.retrieval.planner.ppr import pagerank_of_edge_arrays
 
 @dataclass
 class Walk:
-    groups: Mapping[int, int]                      # entity -> its same-entity group
-    index: Mapping[int, int]                       # group -> its place in the mass arrays
-    by_source: Mapping[UUID, np.ndarray]           # source corpus -> mass of every group (all sources sum to 1)
+    places: Mapping[int, int]                      # entity -> its place in the mass arrays (one per same-entity group)
+    size: int                                      # places in the mass arrays
+    by_source: Mapping[UUID, np.ndarray]           # source corpus -> mass of every place (all sources sum to 1)
     total: np.ndarray = field(init=False)
     _others: dict[UUID, list[float]] = field(default_factory=dict)  # by_source summed without one corpus
 
@@ -29,17 +29,21 @@ class Walk:
         self.total = self._sum(self.by_source.values())
 
     def _sum(self, arrays: Iterable[np.ndarray]) -> np.ndarray:
-        total = np.zeros(len(self.index))  # added one source after the other, as a sum() of the floats would
-        for masses in arrays:
+        total = np.zeros(self.size)
+        for masses in arrays:  # added one source after the other, as a sum() of the floats would
             total = total + masses
         return total
 
-    def masses(self, entity_ids: Sequence[int]) -> dict[int, float]:
-        at = [self.index[self.groups[e]] for e in entity_ids]
-        return dict(zip(entity_ids, self.total[at].tolist()))
+    def top(self, count: int) -> list[tuple[int, float]]:
+        """The ``count`` entities of most mass (mass > 0), most first, then by entity id, with their mass."""
+        ids = np.fromiter(self.places, np.int64, len(self.places))
+        mass = self.total[np.fromiter(self.places.values(), np.int64, len(self.places))]
+        reached = np.flatnonzero(mass > 0)
+        order = reached[np.lexsort((ids[reached], -mass[reached]))][:count]
+        return list(zip(ids[order].tolist(), mass[order].tolist()))
 
     def masses_from_other_corpora(self, corpus_id: UUID) -> list[float]:
-        """By place in the mass arrays (``index``): the mass every group gets from the seeds of the other corpora."""
+        """By place in the mass arrays: the mass every group gets from the seeds of the other corpora."""
         others = self._others.get(corpus_id)
         if others is None:
             others = self._others[corpus_id] = self._sum(m for source, m in self.by_source.items()
@@ -48,17 +52,17 @@ class Walk:
 
 
 def walk_from_seeds(graph: EntityGraph, seeds: Mapping[int, SeedEntity], damping: float) -> Walk:
-    groups = graph.same_entity_groups()
+    representative = graph.same_entity_groups()
+    group_place: dict[int, int] = {}
+    places = {e: group_place.setdefault(representative.get(e, e), len(group_place)) for e in graph.nodes}
     restart: dict[UUID, dict[int, float]] = {}
     for entity in seeds.values():
-        if entity.weight > 0 and entity.entity_id in groups:
-            per_group = restart.setdefault(entity.corpus_id, {})
-            group = groups[entity.entity_id]
-            per_group[group] = per_group.get(group, 0.0) + entity.weight
+        if entity.weight > 0 and (place := places.get(entity.entity_id)) is not None:
+            per_place = restart.setdefault(entity.corpus_id, {})
+            per_place[place] = per_place.get(place, 0.0) + entity.weight
     total = sum(sum(p.values()) for p in restart.values())
-    index = {group: i for i, group in enumerate(set(groups.values()))}
-    ends, weights = graph.edge_arrays({entity: index[group] for entity, group in groups.items()})
-    ranks = pagerank_of_edge_arrays(index, ends, weights, restart, damping)
+    ends, weights = graph.edge_arrays(np.fromiter(places.values(), np.int64, len(places)))
+    ranks = pagerank_of_edge_arrays(len(group_place), ends, weights, restart, damping)
     by_source = {corpus_id: sum(restart[corpus_id].values()) / total * ranks[corpus_id] for corpus_id in restart
                  if ranks[corpus_id] is not None}
-    return Walk(groups=groups, index=index, by_source=by_source)
+    return Walk(places=places, size=len(group_place), by_source=by_source)
