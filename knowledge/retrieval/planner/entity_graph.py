@@ -6,6 +6,7 @@ per hop, the most promising first (parent priority x edge weight).
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from itertools import chain
@@ -41,8 +42,22 @@ class EntityGraph:
     bridge_edges: list[EntityBridge]               # both ends in nodes, hops <= max depth
     added_per_hop: list[int] = field(default_factory=list)
     # relation_edges' ends as places in ``nodes`` (insertion order), one row per edge in its order, when the growth
-    # had them at hand (the compiled one does): the walk then needs no lookup of its own
+    # had them at hand (the compiled one does); otherwise relation_ends() looks them up once
     relation_edge_nodes: np.ndarray | None = None
+
+    @functools.cached_property
+    def node_at(self) -> dict[int, int]:
+        """Node -> its place in ``nodes`` (insertion order)."""
+        return {entity_id: i for i, entity_id in enumerate(self.nodes)}
+
+    def relation_ends(self) -> np.ndarray:
+        """relation_edges' ends as places in ``nodes``, one row per edge in its order."""
+        if self.relation_edge_nodes is None:
+            node_at = self.node_at
+            self.relation_edge_nodes = np.fromiter(
+                chain.from_iterable((node_at[a], node_at[b]) for a, b in self.relation_edges), np.int64,
+                2 * len(self.relation_edges)).reshape(-1, 2)
+        return self.relation_edge_nodes
 
     def same_entity_groups(self) -> dict[int, int]:
         """Node -> representative, for the nodes merged with another: copies of one canonical entity in different
@@ -68,16 +83,12 @@ class EntityGraph:
         in ``nodes`` order), and their weights. Copies of one entity share a place: an edge between them is a loop,
         which the walk skips."""
         bridges = self.bridge_edges
-        relation = self.relation_edge_nodes
-        node_at = {entity_id: i for i, entity_id in enumerate(self.nodes)} if relation is None or bridges else {}
-        if relation is None:
-            relation = np.fromiter(chain.from_iterable((node_at[a], node_at[b]) for a, b in self.relation_edges),
-                                   np.int64, 2 * len(self.relation_edges))
+        node_at = self.node_at if bridges else {}
         bridge_ends = np.fromiter(chain.from_iterable((node_at[b.source_entity_id], node_at[b.target_entity_id])
                                                       for b in bridges), np.int64, 2 * len(bridges))
         weights = np.fromiter(chain(self.relation_edges.values(), (b.confidence for b in bridges)), float,
                               len(self.relation_edges) + len(bridges))
-        return node_places[np.concatenate((relation.reshape(-1), bridge_ends))].reshape(-1, 2), weights
+        return node_places[np.concatenate((self.relation_ends().reshape(-1), bridge_ends))].reshape(-1, 2), weights
 
 
 NeighbourFetch = Callable[[list[int]], Awaitable[Mapping[int, Sequence[Neighbour]]]]
@@ -93,10 +104,12 @@ def growth_start(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge
                  per_hop: int) -> GrowthStart:
     if max_depth < 0 or per_hop < 0:
         raise ValueError(f"graph_max_depth and graph_neighbors_per_hop must be >= 0, got {max_depth}, {per_hop}")
-    nodes = {s.entity_id: GraphNode(s.entity_id, s.corpus_id, s.name, 0, s.weight) for s in seeds.values()}
+    # GraphNode._make: half the cost of calling GraphNode, whose generated __new__ handles keyword arguments
+    nodes = dict(zip(seeds, map(GraphNode._make, [(s.entity_id, s.corpus_id, s.name, 0, s.weight)
+                                                  for s in seeds.values()])))
     usable = [b for b in bridges if b.hops <= max_depth and b.source_entity_id in seeds]
-    arrivals = [GraphNode(b.target_entity_id, b.target_corpus_id, b.canonical_name, b.hops,
-                          seeds[b.source_entity_id].weight * b.confidence) for b in usable]
+    arrivals = list(map(GraphNode._make, [(b.target_entity_id, b.target_corpus_id, b.canonical_name, b.hops,
+                                           seeds[b.source_entity_id].weight * b.confidence) for b in usable]))
     return GrowthStart(nodes, usable, arrivals)
 
 

@@ -7,7 +7,10 @@ inside that corpus, never longer than ``max_depth`` hops in total.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Collection, Iterable, Mapping
+from typing import Collection, Mapping
+
+import numpy as np
+from numba import njit
 
 from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
 from knowledge.retrieval.planner.entity_graph import EntityGraph
@@ -28,53 +31,87 @@ def origin_key(hops: int, source_weight: float, bridge: EntityBridge) -> tuple:
     return (hops, -source_weight, -bridge.confidence, bridge.canonical_name)
 
 
-def within(adjacency: Mapping[int, set[int]], start: int, cutoff: int) -> dict[int, int]:
-    """Entities at most ``cutoff`` relation hops from ``start``, with their distance (breadth first)."""
-    distance = {start: 0}
-    frontier = [start]
-    for depth in range(1, cutoff + 1):
-        frontier = [n for e in frontier for n in adjacency.get(e, ()) if n not in distance]
-        for n in frontier:
-            distance.setdefault(n, depth)
-    return distance
-
-
-def adjacency_near(edges: Iterable[tuple[int, int]], starts: Iterable[int], reach: int) -> dict[int, set[int]]:
-    """The relation neighbours of every entity fewer than ``reach`` hops from one of ``starts``: what a breadth-first
-    search from them up to ``reach`` hops reads (the graph's other entities are not looked at)."""
-    adjacency: dict[int, set[int]] = {}
-    level = set(starts)
-    edges = list(edges)
-    for _ in range(reach):
-        found: dict[int, set[int]] = {e: set() for e in level}
-        for a, b in edges:
-            if a in found:
-                found[a].add(b)
-            if b in found:
-                found[b].add(a)
-        adjacency |= found
-        level = {n for neighbours in found.values() for n in neighbours} - adjacency.keys()
-    return adjacency
-
-
 def bridge_origins(graph: EntityGraph, seeds: Mapping[int, SeedEntity], max_depth: int,
                    wanted: Collection[int] | None = None) -> dict[int, Origin]:
     """The best origin (fewest hops, then most relevant source) of every entity a bridge path reaches (only of
     the ``wanted`` ones when given: the expansion asks about the entities of its candidate chunks)."""
-    reach = max((max_depth - b.hops for b in graph.bridge_edges), default=0)
-    adjacency = adjacency_near(graph.relation_edges, {b.target_entity_id for b in graph.bridge_edges}, reach)
-    best: dict[int, Origin] = {}
-    keys: dict[int, tuple] = {}
-    for bridge in graph.bridge_edges:
-        source = seeds.get(bridge.source_entity_id)
-        budget = max_depth - bridge.hops
-        if source is None or not source.primary or budget < 0:
-            continue
-        for entity_id, distance in within(adjacency, bridge.target_entity_id, budget).items():
-            if wanted is not None and entity_id not in wanted:
-                continue
-            key = origin_key(bridge.hops + distance, source.weight, bridge)
-            current = keys.get(entity_id)
-            if current is None or key < current:
-                best[entity_id], keys[entity_id] = Origin(bridge, bridge.hops + distance, source.weight), key
-    return best
+    node_at = graph.node_at
+    usable = [(b, source) for b in graph.bridge_edges
+              if (source := seeds.get(b.source_entity_id)) is not None and source.primary and b.hops <= max_depth]
+    if not usable:
+        return {}
+    name_rank = {name: rank for rank, name in enumerate(sorted({b.canonical_name for b, _ in usable}))}
+    wanted_nodes = (np.ones(len(node_at), np.bool_) if wanted is None else
+                    np.fromiter((e in wanted for e in node_at), np.bool_, len(node_at)))
+    best, distance = _best_origins(
+        len(node_at), graph.relation_ends(), np.array([node_at[b.target_entity_id] for b, _ in usable], np.int64),
+        np.array([max_depth - b.hops for b, _ in usable], np.int64), np.array([b.hops for b, _ in usable], np.int64),
+        np.array([source.weight for _, source in usable], np.float64),
+        np.array([b.confidence for b, _ in usable], np.float64),
+        np.array([name_rank[b.canonical_name] for b, _ in usable], np.int64), wanted_nodes)
+    ids = list(node_at)
+    origins: dict[int, Origin] = {}
+    for at in np.flatnonzero(best >= 0).tolist():
+        bridge, source = usable[best[at]]
+        origins[ids[at]] = Origin(bridge, bridge.hops + int(distance[at]), source.weight)
+    return origins
+
+
+@njit(cache=True)
+def _best_origins(size, ends, targets, budgets, hops, source_weights, confidences, name_ranks,
+                  wanted):  # pragma: no cover - compiled; tested through bridge_origins
+    """For every wanted node, the bridge (by index) of the smallest origin_key that reaches it within the bridge's
+    budget of relation hops (breadth first from the bridge's target; the first bridge of equal keys), and the
+    distance; -1 where none does."""
+    degree = np.zeros(size + 1, np.int64)
+    for e in range(ends.shape[0]):
+        degree[ends[e, 0] + 1] += 1
+        degree[ends[e, 1] + 1] += 1
+    indptr = np.cumsum(degree)
+    adjacent = np.empty(indptr[size], np.int64)
+    filled = indptr[:size].copy()
+    for e in range(ends.shape[0]):
+        a, b = ends[e, 0], ends[e, 1]
+        adjacent[filled[a]] = b
+        filled[a] += 1
+        adjacent[filled[b]] = a
+        filled[b] += 1
+    best = np.full(size, -1, np.int64)
+    best_distance = np.zeros(size, np.int64)
+    seen_by = np.full(size, -1, np.int64)  # the last bridge whose search reached a node
+    frontier = np.empty(size, np.int64)
+    for i in range(targets.shape[0]):
+        frontier[0] = targets[i]
+        seen_by[targets[i]] = i
+        level_start, level_end, depth = 0, 1, 0
+        while True:
+            for k in range(level_start, level_end):
+                node = frontier[k]
+                if wanted[node] and _before(i, depth, best[node], best_distance[node], hops, source_weights,
+                                            confidences, name_ranks):
+                    best[node], best_distance[node] = i, depth
+            if depth == budgets[i]:
+                break
+            count = level_end
+            for k in range(level_start, level_end):
+                node = frontier[k]
+                for j in range(indptr[node], indptr[node + 1]):
+                    if seen_by[adjacent[j]] != i:
+                        seen_by[adjacent[j]] = i
+                        frontier[count] = adjacent[j]
+                        count += 1
+            if count == level_end:
+                break
+            level_start, level_end, depth = level_end, count, depth + 1
+    return best, best_distance
+
+
+@njit(cache=True)
+def _before(i, distance, other, other_distance, hops, source_weights, confidences,
+            name_ranks):  # pragma: no cover - compiled
+    """Whether bridge ``i`` at ``distance`` makes a smaller origin_key than bridge ``other`` (-1: none yet) at its."""
+    if other < 0:
+        return True
+    mine = (hops[i] + distance, -source_weights[i], -confidences[i], name_ranks[i])
+    theirs = (hops[other] + other_distance, -source_weights[other], -confidences[other], name_ranks[other])
+    return mine < theirs
