@@ -60,7 +60,9 @@ async def test_compiled_growth_grows_the_python_growths_graph(case):
     assert grown.bridge_edges == expected.bridge_edges and grown.added_per_hop == expected.added_per_hop
     # the edges' places the kernel hands the walk are those the walk would look up itself
     order = list(grown.nodes)
-    assert [(order[a], order[b]) for a, b in grown.relation_edge_nodes.tolist()] == list(grown.relation_edges)
+    assert [(order[a], order[b]) for a, b in grown.edge_nodes.tolist()] == list(grown.relation_edges)
+    assert grown.relation_ends() is grown.edge_nodes and expected.edge_nodes is None
+    assert expected.relation_ends().tolist() == [[order.index(a), order.index(b)] for a, b in expected.relation_edges]
     places = np.array([rng.randrange(len(order)) for _ in order], dtype=np.int64)
     made, wanted = (sorted(zip(map(tuple, ends.tolist()), weights.tolist()))  # the same edges, not in one order
                     for ends, weights in (grown.edge_arrays(places), expected.edge_arrays(places)))

@@ -189,8 +189,7 @@ def test_bridge_origins_match_a_breadth_first_search_of_the_whole_graph(max_dept
         targets = rng.sample(range(100, 140), 4)
         bridges = [Bridge(i, f"c{i % 3}", rng.choice(list(seeds)), A, rng.choice(targets), B,
                           hops=rng.choice([1, 2]), confidence=rng.choice([0.5, 1.0])) for i in range(8)]
-        graph = EntityGraph(nodes={**nodes}, relation_edges=edges, bridge_edges=[b for b in bridges
-                                                                                 if b.hops <= max_depth])
+        graph = EntityGraph.of(nodes, edges, [b for b in bridges if b.hops <= max_depth])
         whole = nx.Graph(list(edges))
         whole.add_nodes_from(nodes)
         expected: dict[int, tuple] = {}

@@ -10,7 +10,7 @@ import functools
 import math
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Awaitable, Callable, Mapping, NamedTuple, Sequence
+from typing import Awaitable, Callable, Container, Mapping, NamedTuple, Sequence
 from uuid import UUID
 
 import numpy as np
@@ -37,27 +37,53 @@ class GraphNode(NamedTuple):
 
 @dataclass
 class EntityGraph:
-    nodes: dict[int, GraphNode]
-    relation_edges: dict[tuple[int, int], float]  # (low id, high id) -> weight, both ends in nodes
-    bridge_edges: list[EntityBridge]               # both ends in nodes, hops <= max depth
+    """The grown graph: its nodes in the order they joined (the seeds, then each hop's choice) as columns, the
+    relation edges between them as arrays, and the bridges between them."""
+    node_ids: list[int]
+    node_corpora: list[UUID]       # the corpus each node was recorded with
+    node_names: list[str]
+    node_depths: list[int]
+    node_priorities: list[float]
+    edge_ids: np.ndarray           # (edges, 2) int64: relation edges between nodes as (low id, high id), each once
+    edge_weights: np.ndarray       # float64, > 0
+    bridge_edges: list[EntityBridge]  # both ends in nodes, hops <= max depth
     added_per_hop: list[int] = field(default_factory=list)
-    # relation_edges' ends as places in ``nodes`` (insertion order), one row per edge in its order, when the growth
-    # had them at hand (the compiled one does); otherwise relation_ends() looks them up once
-    relation_edge_nodes: np.ndarray | None = None
+    # edge_ids as places among the nodes, when the growth had them at hand (the compiled one does); otherwise
+    # relation_ends() looks them up once
+    edge_nodes: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, nodes: Mapping[int, GraphNode], relation_edges: Mapping[tuple[int, int], float],
+           bridge_edges: Sequence[EntityBridge], added_per_hop: Sequence[int] = ()) -> "EntityGraph":
+        """The graph of ``nodes`` (in their order) and ``relation_edges`` ((low id, high id) -> weight)."""
+        columns = [list(column) for column in zip(*nodes.values())] or [[] for _ in GraphNode._fields]
+        return cls(*columns, edge_ids=np.array(list(relation_edges), dtype=np.int64).reshape(-1, 2),
+                   edge_weights=np.fromiter(relation_edges.values(), float, len(relation_edges)),
+                   bridge_edges=list(bridge_edges), added_per_hop=list(added_per_hop))
+
+    @property
+    def nodes(self) -> dict[int, GraphNode]:
+        """Node -> GraphNode, in the order they joined (built on demand: the search reads the columns)."""
+        return dict(zip(self.node_ids, map(GraphNode._make, zip(self.node_ids, self.node_corpora, self.node_names,
+                                                               self.node_depths, self.node_priorities))))
+
+    @property
+    def relation_edges(self) -> dict[tuple[int, int], float]:
+        """(low id, high id) -> weight (built on demand)."""
+        return dict(zip(map(tuple, self.edge_ids.tolist()), self.edge_weights.tolist()))
 
     @functools.cached_property
     def node_at(self) -> dict[int, int]:
-        """Node -> its place in ``nodes`` (insertion order)."""
-        return {entity_id: i for i, entity_id in enumerate(self.nodes)}
+        """Node -> its place among the nodes."""
+        return {entity_id: i for i, entity_id in enumerate(self.node_ids)}
 
     def relation_ends(self) -> np.ndarray:
-        """relation_edges' ends as places in ``nodes``, one row per edge in its order."""
-        if self.relation_edge_nodes is None:
+        """The relation edges' ends as places among the nodes, one row per edge."""
+        if self.edge_nodes is None:
             node_at = self.node_at
-            self.relation_edge_nodes = np.fromiter(
-                chain.from_iterable((node_at[a], node_at[b]) for a, b in self.relation_edges), np.int64,
-                2 * len(self.relation_edges)).reshape(-1, 2)
-        return self.relation_edge_nodes
+            self.edge_nodes = np.fromiter(map(node_at.__getitem__, self.edge_ids.ravel().tolist()), np.int64,
+                                          self.edge_ids.size).reshape(-1, 2)
+        return self.edge_nodes
 
     def same_entity_groups(self) -> dict[int, int]:
         """Node -> representative, for the nodes merged with another: copies of one canonical entity in different
@@ -86,8 +112,7 @@ class EntityGraph:
         node_at = self.node_at if bridges else {}
         bridge_ends = np.fromiter(chain.from_iterable((node_at[b.source_entity_id], node_at[b.target_entity_id])
                                                       for b in bridges), np.int64, 2 * len(bridges))
-        weights = np.fromiter(chain(self.relation_edges.values(), (b.confidence for b in bridges)), float,
-                              len(self.relation_edges) + len(bridges))
+        weights = np.concatenate((self.edge_weights, np.fromiter((b.confidence for b in bridges), float, len(bridges))))
         return node_places[np.concatenate((self.relation_ends().reshape(-1), bridge_ends))].reshape(-1, 2), weights
 
 
@@ -113,13 +138,9 @@ def growth_start(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge
     return GrowthStart(nodes, usable, arrivals)
 
 
-def grown_graph(start: GrowthStart, edges: dict[tuple[int, int], float], added_per_hop: list[int],
-                edge_nodes: np.ndarray | None = None) -> EntityGraph:
-    """The graph of the nodes grown from ``start`` (``edges``: the relation edges between them, weights > 0, and
-    ``edge_nodes`` their ends' places when known) with the bridges between them."""
-    nodes = start.nodes
-    return EntityGraph(nodes=nodes, relation_edges=edges, added_per_hop=added_per_hop, relation_edge_nodes=edge_nodes,
-                       bridge_edges=[b for b in start.bridges if b.target_entity_id in nodes and b.confidence > 0])
+def bridges_between(start: GrowthStart, nodes: Container[int]) -> list[EntityBridge]:
+    """The bridges of ``start`` that reach one of the grown ``nodes`` (and carry weight)."""
+    return [b for b in start.bridges if b.target_entity_id in nodes and b.confidence > 0]
 
 
 async def build_entity_graph(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge], max_depth: int,
@@ -164,4 +185,5 @@ async def build_entity_graph(seeds: Mapping[int, SeedEntity], bridges: Sequence[
             nodes[entity_id] = GraphNode(entity_id, *came_with[entity_id], depth, priority_of[entity_id])
         added_per_hop.append(len(chosen))
         frontier = chosen
-    return grown_graph(start, {k: w for k, w in edges.items() if k[0] in nodes and k[1] in nodes}, added_per_hop)
+    return EntityGraph.of(nodes, {k: w for k, w in edges.items() if k[0] in nodes and k[1] in nodes},
+                          bridges_between(start, nodes), added_per_hop)

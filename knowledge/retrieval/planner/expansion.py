@@ -108,10 +108,10 @@ class ExpansionStage:
         planner = self.settings.planner
         return {
             "max_depth": planner.graph_max_depth, "neighbors_per_hop": planner.graph_neighbors_per_hop,
-            "ppr_damping": planner.ppr_damping, "entities": len(graph.nodes),
-            "added_per_hop": list(graph.added_per_hop), "relation_edges": len(graph.relation_edges),
+            "ppr_damping": planner.ppr_damping, "entities": len(graph.node_ids),
+            "added_per_hop": list(graph.added_per_hop), "relation_edges": len(graph.edge_weights),
             "bridge_edges": len(graph.bridge_edges),
-            "top_entities": [f"{graph.nodes[e].name} ({corpora[graph.nodes[e].corpus_id].label}) {mass:.3f}"
-                             for e, mass in top[:_TRACE_TOP]],
+            "top_entities": [f"{graph.node_names[at]} ({corpora[graph.node_corpora[at]].label}) {mass:.3f}"
+                             for e, mass in top[:_TRACE_TOP] for at in (graph.node_at[e],)],
             "candidates": len(state.expansion),
         }

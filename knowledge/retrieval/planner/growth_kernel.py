@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
-from knowledge.retrieval.planner.entity_graph import EntityGraph, GraphNode, growth_start, grown_graph
+from knowledge.retrieval.planner.entity_graph import EntityGraph, bridges_between, growth_start
 from knowledge.retrieval.planner.neighbour_table import NeighbourTable
 
 
@@ -25,8 +25,7 @@ class Grown(NamedTuple):
     corpus_codes: np.ndarray
     arrivals: np.ndarray     # the arrival (bridge) a node came by, -1 for a start or a relation neighbour
     added_per_hop: np.ndarray
-    edge_low: np.ndarray     # relation edges between nodes, as entity ids (low, high), with their largest weight
-    edge_high: np.ndarray
+    edge_ids: np.ndarray     # relation edges between nodes, as entity ids (low, high), with their largest weight
     edge_weights: np.ndarray
     edge_nodes: np.ndarray   # the same edges as the places of their (low, high) ends among the nodes
 
@@ -117,20 +116,19 @@ def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows,
     low, high, weight = entity_ids[edge_a[:kept]], entity_ids[edge_b[:kept]], edge_w[:kept]
     order = np.argsort(high, kind="mergesort")
     order = order[np.argsort(low[order], kind="mergesort")]
-    edge_low = np.empty(kept, np.int64)
-    edge_high = np.empty(kept, np.int64)
+    edge_ids = np.empty((kept, 2), np.int64)
     edge_weights = np.empty(kept, np.float64)
     edge_nodes = np.empty((kept, 2), np.int64)
     unique = 0
     for i in order:
-        if unique > 0 and low[i] == edge_low[unique - 1] and high[i] == edge_high[unique - 1]:
+        if unique > 0 and low[i] == edge_ids[unique - 1, 0] and high[i] == edge_ids[unique - 1, 1]:
             edge_weights[unique - 1] = max(edge_weights[unique - 1], weight[i])
         else:
-            edge_low[unique], edge_high[unique], edge_weights[unique] = low[i], high[i], weight[i]
+            edge_ids[unique, 0], edge_ids[unique, 1], edge_weights[unique] = low[i], high[i], weight[i]
             edge_nodes[unique, 0], edge_nodes[unique, 1] = node_at[edge_a[i]], node_at[edge_b[i]]
             unique += 1
     return (rows[:count], depths[:count], priorities[:count], node_corpus[:count], arrivals[:count], added_per_hop,
-            edge_low[:unique], edge_high[:unique], edge_weights[:unique], edge_nodes[:unique])
+            edge_ids[:unique], edge_weights[:unique], edge_nodes[:unique])
 
 
 @njit(cache=True)
@@ -199,14 +197,14 @@ def grow_over_table(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBri
         np.array([n.depth for n in start.arrivals], dtype=np.int64),
         np.array([n.priority for n in start.arrivals], dtype=np.float64), max_depth, per_hop))
     added = len(start.nodes)
-    rows = grown.rows[added:]
-    entity_ids = table.entity_ids[rows].tolist()
-    corpora, names = table.corpora, table.names
-    start.nodes.update(zip(entity_ids, map(GraphNode._make, zip(
-        entity_ids, [corpora[code] for code in grown.corpus_codes[added:].tolist()],
-        [names[row] for row in rows.tolist()], grown.depths[added:].tolist(), grown.priorities[added:].tolist()))))
-    for at in np.flatnonzero(grown.arrivals[added:] >= 0).tolist():  # these came by a bridge, with its name
-        node = start.nodes[entity_ids[at]]
-        start.nodes[node.entity_id] = node._replace(name=start.arrivals[grown.arrivals[added + at]].name)
-    edges = dict(zip(zip(grown.edge_low.tolist(), grown.edge_high.tolist()), grown.edge_weights.tolist()))
-    return grown_graph(start, edges, grown.added_per_hop.tolist(), grown.edge_nodes)
+    names = table.names  # a relation neighbour's name from the table, a bridge target's from its bridge
+    grown_names = [names[row] if arrival < 0 else start.arrivals[arrival].name
+                   for row, arrival in zip(grown.rows[added:].tolist(), grown.arrivals[added:].tolist())]
+    graph = EntityGraph(
+        node_ids=table.entity_ids[grown.rows].tolist(),
+        node_corpora=[table.corpora[code] for code in grown.corpus_codes.tolist()],
+        node_names=[n.name for n in start.nodes.values()] + grown_names, node_depths=grown.depths.tolist(),
+        node_priorities=grown.priorities.tolist(), edge_ids=grown.edge_ids, edge_weights=grown.edge_weights,
+        bridge_edges=[], added_per_hop=grown.added_per_hop.tolist(), edge_nodes=grown.edge_nodes)
+    graph.bridge_edges = bridges_between(start, graph.node_at)
+    return graph

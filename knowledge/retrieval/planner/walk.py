@@ -54,7 +54,7 @@ class Walk:
 def walk_from_seeds(graph: EntityGraph, seeds: Mapping[int, SeedEntity], damping: float) -> Walk:
     representative = graph.same_entity_groups()
     group_place: dict[int, int] = {}
-    places = {e: group_place.setdefault(representative.get(e, e), len(group_place)) for e in graph.nodes}
+    places = {e: group_place.setdefault(representative.get(e, e), len(group_place)) for e in graph.node_ids}
     restart: dict[UUID, dict[int, float]] = {}
     for entity in seeds.values():
         if entity.weight > 0 and (place := places.get(entity.entity_id)) is not None:
