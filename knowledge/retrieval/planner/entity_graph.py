@@ -106,10 +106,9 @@ class EntityGraph:
 
     def edge_arrays(self, node_places: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Relation edges, then bridges, as rows of their two ends' places (``node_places``: a place for every node,
-        in ``nodes`` order), and their weights. Copies of one entity share a place: an edge between them is a loop,
+        in node order), and their weights. Copies of one entity share a place: an edge between them is a loop,
         which the walk skips."""
-        bridges = self.bridge_edges
-        node_at = self.node_at if bridges else {}
+        bridges, node_at = self.bridge_edges, self.node_at
         bridge_ends = np.fromiter(chain.from_iterable((node_at[b.source_entity_id], node_at[b.target_entity_id])
                                                       for b in bridges), np.int64, 2 * len(bridges))
         weights = np.concatenate((self.edge_weights, np.fromiter((b.confidence for b in bridges), float, len(bridges))))
