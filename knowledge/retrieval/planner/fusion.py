@@ -49,19 +49,19 @@ class FusionStage:
         if state.entity_hops:
             rankings.append(provisional_ranking(state, self.settings))
         scores = reciprocal_rank_fusion(rankings, self.settings.rrf_k)
+        pooled = sorted(scores, key=lambda chunk_id: (-scores[chunk_id], chunk_id))[:self.settings.pool_cap]
         candidates = []
-        for chunk_id, score in scores.items():
+        for chunk_id in pooled:  # only the pooled become candidates: a search fuses about twice as many
             seed = seed_by_chunk.get(chunk_id)
             expanded = expansion_rank.get(chunk_id)
             hops = tuple(state.entity_hops.get(chunk_id, ()))
             corpus_id = seed.corpus_id if seed else expanded[1].corpus_id if expanded else hops[0].corpus_id
             candidates.append(Candidate(
-                chunk_id=chunk_id, corpus_id=corpus_id, rrf=score,
+                chunk_id=chunk_id, corpus_id=corpus_id, rrf=scores[chunk_id],
                 seed_rank=seed.rank if seed else None, expansion_rank=expanded[0] if expanded else None,
                 path=expanded[1].path if expanded else hop_path(state, hops, seed_by_chunk),
                 expansion_score=expanded[1].score if expanded else 0.0, hops=hops))
-        candidates.sort(key=lambda c: (-c.rrf, c.chunk_id))
-        state.candidates = candidates[:self.settings.pool_cap]
+        state.candidates = candidates
         unseeded = [c for c in state.candidates if c.seed_rank is None]
         return {"rrf_k": self.settings.rrf_k, "pool_cap": self.settings.pool_cap, "rankings": len(rankings),
                 "fused": len(scores), "pool": len(state.candidates),
