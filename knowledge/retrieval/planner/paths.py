@@ -12,6 +12,7 @@ from typing import Collection, Mapping
 import numpy as np
 from numba import njit
 
+from knowledge.retrieval.planner.adjacency import undirected_adjacency
 from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
 from knowledge.retrieval.planner.entity_graph import EntityGraph
 
@@ -63,19 +64,7 @@ def _best_origins(size, ends, targets, budgets, hops, source_weights, confidence
     """For every wanted node, the bridge (by index) of the smallest origin_key that reaches it within the bridge's
     budget of relation hops (breadth first from the bridge's target; the first bridge of equal keys), and the
     distance; -1 where none does."""
-    degree = np.zeros(size + 1, np.int64)
-    for e in range(ends.shape[0]):
-        degree[ends[e, 0] + 1] += 1
-        degree[ends[e, 1] + 1] += 1
-    indptr = np.cumsum(degree)
-    adjacent = np.empty(indptr[size], np.int64)
-    filled = indptr[:size].copy()
-    for e in range(ends.shape[0]):
-        a, b = ends[e, 0], ends[e, 1]
-        adjacent[filled[a]] = b
-        filled[a] += 1
-        adjacent[filled[b]] = a
-        filled[b] += 1
+    indptr, adjacent, _ = undirected_adjacency(size, ends)
     best = np.full(size, -1, np.int64)
     best_distance = np.zeros(size, np.int64)
     seen_by = np.full(size, -1, np.int64)  # the last bridge whose search reached a node

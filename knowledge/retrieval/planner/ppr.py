@@ -10,6 +10,8 @@ from typing import Hashable, Iterable, Mapping
 import numpy as np
 from numba import njit
 
+from knowledge.retrieval.planner.adjacency import undirected_adjacency
+
 MAX_ITERATIONS = 100
 TOLERANCE = 1.0e-6  # per node, as networkx
 
@@ -78,24 +80,15 @@ def _power_iteration(size, ends, weights, restart, damping):  # pragma: no cover
     """One row of masses per row of ``restart``: the walk over the undirected weighted edges ``ends``, as rows
     (edge by edge, both directions, duplicates summed) of a row-stochastic matrix, each step's mass on a node
     without edges sent back to the restart distribution."""
-    degree = np.zeros(size + 1, np.int64)
     out_weight = np.zeros(size)
     for e in range(ends.shape[0]):
-        a, b = ends[e, 0], ends[e, 1]
-        degree[a + 1] += 1
-        degree[b + 1] += 1
-        out_weight[a] += weights[e]
-        out_weight[b] += weights[e]
-    indptr = np.cumsum(degree)
-    targets = np.empty(indptr[size], np.int64)
+        out_weight[ends[e, 0]] += weights[e]
+        out_weight[ends[e, 1]] += weights[e]
+    indptr, targets, edge_of = undirected_adjacency(size, ends)
     shares = np.empty(indptr[size])
-    filled = indptr[:size].copy()
-    for e in range(ends.shape[0]):
-        a, b = ends[e, 0], ends[e, 1]
-        targets[filled[a]], shares[filled[a]] = b, weights[e] * (1.0 / out_weight[a])
-        filled[a] += 1
-        targets[filled[b]], shares[filled[b]] = a, weights[e] * (1.0 / out_weight[b])
-        filled[b] += 1
+    for a in range(size):
+        for j in range(indptr[a], indptr[a + 1]):
+            shares[j] = weights[edge_of[j]] * (1.0 / out_weight[a])
     sources = restart.shape[0]
     mass = restart.copy()
     for _ in range(MAX_ITERATIONS):
