@@ -177,15 +177,17 @@ async def test_ppr_damping_changes_where_the_walk_mass_goes(demo_app):
 async def test_cache_size_bounds_the_neighbourhood_cache(demo_app):
     kapp, corpora = demo_app
     requested = ids(corpora, "project_docs", "papers")
-    uncached = service(kapp, cache_size=0)
+    # no graph snapshots: the cache serves the SQL reads, and a snapshot loaded between two searches (in the
+    # background, after the first) would serve the second's instead
+    uncached = service(kapp, cache_size=0, graph_snapshot_rows=0)
     await uncached.search(AURORA, requested, requested, limit=5)
     assert len(uncached.neighbourhoods) == 0
-    cached = service(kapp, cache_size=10_000)
+    cached = service(kapp, cache_size=10_000, graph_snapshot_rows=0)
     await cached.search(AURORA, requested, requested, limit=5)
     filled, misses = len(cached.neighbourhoods), cached.neighbourhoods.misses
     assert filled > 0 and cached.neighbourhoods.hits == 0
     await cached.search(AURORA, requested, requested, limit=5)
     assert cached.neighbourhoods.hits > 0 and cached.neighbourhoods.misses == misses
-    tiny = service(kapp, cache_size=5)
+    tiny = service(kapp, cache_size=5, graph_snapshot_rows=0)
     await tiny.search(AURORA, requested, requested, limit=5)
     assert len(tiny.neighbourhoods) == 5

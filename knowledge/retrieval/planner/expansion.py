@@ -75,7 +75,7 @@ class ExpansionStage:
             for chunk_id in entity.chunk_ids:
                 chunk_entities.setdefault(chunk_id, set()).add(entity.entity_id)
                 chunk_corpus[chunk_id] = entity.corpus_id
-        place = walk.places
+        place = walk.places  # an entity's place in the mass arrays (copies of one entity share it)
         chunks_per_place: dict[int, int] = {}
         for entity_ids in chunk_entities.values():
             for at in {place[e] for e in entity_ids}:
