@@ -50,11 +50,10 @@ def bridge_origins(graph: EntityGraph, seeds: Mapping[int, SeedEntity], max_dept
         np.array([source.weight for _, source in usable], np.float64),
         np.array([b.confidence for b, _ in usable], np.float64),
         np.array([name_rank[b.canonical_name] for b, _ in usable], np.int64), wanted_nodes)
-    ids = list(node_at)
     origins: dict[int, Origin] = {}
     for at in np.flatnonzero(best >= 0).tolist():
         bridge, source = usable[best[at]]
-        origins[ids[at]] = Origin(bridge, bridge.hops + int(distance[at]), source.weight)
+        origins[graph.node_ids[at]] = Origin(bridge, bridge.hops + int(distance[at]), source.weight)
     return origins
 
 
