@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, NamedTuple
 from uuid import UUID
 
 import numpy as np
@@ -26,9 +26,8 @@ class PlanRequest:
     strict_scope: bool = False
 
 
-@dataclass(frozen=True)
-class SeedHit:
-    """A chunk found by the direct hybrid search of its own corpus."""
+class SeedHit(NamedTuple):  # named tuples (here and below): made by the dozen a search, for a third of a dataclass
+    """A chunk found by the direct search of its own corpus."""
 
     chunk_id: int
     corpus_id: UUID
@@ -47,8 +46,7 @@ class SeedEntity:
     chunk_ids: set[int] = field(default_factory=set)
 
 
-@dataclass(frozen=True)
-class ExpandedChunk:
+class ExpandedChunk(NamedTuple):
     """A chunk the graph expansion reached through a bridge from primary evidence of another corpus."""
 
     chunk_id: int
@@ -57,8 +55,7 @@ class ExpandedChunk:
     path: BridgePath
 
 
-@dataclass(frozen=True)
-class EntityHop:
+class EntityHop(NamedTuple):
     """A link from a seed chunk to another chunk that mentions the same specific entity (in the same corpus,
     or in another one through the canonical layer)."""
 
@@ -77,8 +74,7 @@ class EntityHop:
         return self.from_corpus_id != self.corpus_id
 
 
-@dataclass
-class Candidate:
+class Candidate(NamedTuple):
     chunk_id: int
     corpus_id: UUID
     rrf: float

@@ -118,38 +118,28 @@ class EntityGraph:
 NeighbourFetch = Callable[[list[int]], Awaitable[Mapping[int, Sequence[Neighbour]]]]
 
 
-class GrowthStart(NamedTuple):
-    nodes: dict[int, GraphNode]      # the seeds, at depth 0
-    bridges: list[EntityBridge]      # those from a seed, within the depth
-    arrivals: list[GraphNode]        # their targets, each at the depth of its bridge's hops, in bridge order
-
-
-def growth_start(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge], max_depth: int,
-                 per_hop: int) -> GrowthStart:
+def usable_bridges(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge], max_depth: int,
+                   per_hop: int) -> list[EntityBridge]:
+    """The bridges the growth starts from: those from a seed, within the depth."""
     if max_depth < 0 or per_hop < 0:
         raise ValueError(f"graph_max_depth and graph_neighbors_per_hop must be >= 0, got {max_depth}, {per_hop}")
-    # GraphNode._make: half the cost of calling GraphNode, whose generated __new__ handles keyword arguments
-    nodes = dict(zip(seeds, map(GraphNode._make, [(s.entity_id, s.corpus_id, s.name, 0, s.weight)
-                                                  for s in seeds.values()])))
-    usable = [b for b in bridges if b.hops <= max_depth and b.source_entity_id in seeds]
-    arrivals = list(map(GraphNode._make, [(b.target_entity_id, b.target_corpus_id, b.canonical_name, b.hops,
-                                           seeds[b.source_entity_id].weight * b.confidence) for b in usable]))
-    return GrowthStart(nodes, usable, arrivals)
+    return [b for b in bridges if b.hops <= max_depth and b.source_entity_id in seeds]
 
 
-def bridges_between(start: GrowthStart, nodes: Container[int]) -> list[EntityBridge]:
-    """The bridges of ``start`` that reach one of the grown ``nodes`` (and carry weight)."""
-    return [b for b in start.bridges if b.target_entity_id in nodes and b.confidence > 0]
+def bridges_between(usable: Sequence[EntityBridge], nodes: Container[int]) -> list[EntityBridge]:
+    """The ``usable`` bridges that reach one of the grown ``nodes`` (and carry weight)."""
+    return [b for b in usable if b.target_entity_id in nodes and b.confidence > 0]
 
 
 async def build_entity_graph(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge], max_depth: int,
                              per_hop: int, fetch_neighbours: NeighbourFetch) -> EntityGraph:
     """The growth in Python, neighbours fetched hop by hop (growth_kernel.py runs it compiled over a snapshot)."""
-    start = growth_start(seeds, bridges, max_depth, per_hop)
-    nodes = start.nodes
-    arrivals: dict[int, list[GraphNode]] = {}
-    for node in start.arrivals:
-        arrivals.setdefault(node.depth, []).append(node)
+    usable = usable_bridges(seeds, bridges, max_depth, per_hop)
+    nodes = {e: GraphNode(s.entity_id, s.corpus_id, s.name, 0, s.weight) for e, s in seeds.items()}
+    arrivals: dict[int, list[GraphNode]] = {}  # each bridge's target, at the depth of its hops, in bridge order
+    for b in usable:
+        arrivals.setdefault(b.hops, []).append(GraphNode(b.target_entity_id, b.target_corpus_id, b.canonical_name,
+                                                         b.hops, seeds[b.source_entity_id].weight * b.confidence))
     edges: dict[tuple[int, int], float] = {}
     added_per_hop: list[int] = []
     frontier = list(nodes)
@@ -185,4 +175,4 @@ async def build_entity_graph(seeds: Mapping[int, SeedEntity], bridges: Sequence[
         added_per_hop.append(len(chosen))
         frontier = chosen
     return EntityGraph.of(nodes, {k: w for k, w in edges.items() if k[0] in nodes and k[1] in nodes},
-                          bridges_between(start, nodes), added_per_hop)
+                          bridges_between(usable, nodes), added_per_hop)

@@ -8,6 +8,7 @@ when a bridge path from primary evidence of another corpus reaches one of its en
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Mapping
 from uuid import UUID
 
@@ -76,15 +77,13 @@ class ExpansionStage:
                 chunk_entities.setdefault(chunk_id, set()).add(entity.entity_id)
                 chunk_corpus[chunk_id] = entity.corpus_id
         place = walk.places  # an entity's place in the mass arrays (copies of one entity share it)
-        chunks_per_place: dict[int, int] = {}
-        for entity_ids in chunk_entities.values():
-            for at in {place[e] for e in entity_ids}:
-                chunks_per_place[at] = chunks_per_place.get(at, 0) + 1
+        chunks_per_place = Counter(at for entities in chunk_entities.values() for at in {place[e] for e in entities})
+        reached_in = {e: origin.bridge.target_corpus_id for e, origin in origins.items()}
         corpora = state.request.corpora
         ranked: list[ExpandedChunk] = []
         for chunk_id, entity_ids in chunk_entities.items():
             corpus_id = chunk_corpus[chunk_id]
-            reaching = [e for e in entity_ids if e in origins and origins[e].bridge.target_corpus_id == corpus_id]
+            reaching = [e for e in entity_ids if reached_in.get(e) == corpus_id]
             if not reaching:  # kept only where a bridge path reaches: the shares of the others are not needed
                 continue
             reaching_mass = walk.masses_from_other_corpora(corpus_id)
@@ -93,7 +92,8 @@ class ExpansionStage:
             if score <= 0:
                 continue
             # the path shown runs through the bridged entity that brings the chunk the most mass
-            origin = origins[min(reaching, key=lambda e: (-share[e], origins[e].sort_key()))]
+            origin = origins[reaching[0] if len(reaching) == 1 else
+                             min(reaching, key=lambda e: (-share[e], origins[e].sort_key()))]
             path = BridgePath(
                 source_corpus_id=origin.bridge.source_corpus_id,
                 source_corpus_label=corpora[origin.bridge.source_corpus_id].label,

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
-from knowledge.retrieval.planner.entity_graph import EntityGraph, bridges_between, growth_start
+from knowledge.retrieval.planner.entity_graph import EntityGraph, bridges_between, usable_bridges
 from knowledge.retrieval.planner.neighbour_table import NeighbourTable
 
 
@@ -141,7 +141,8 @@ def _ahead(row, other, best, entity_ids):  # pragma: no cover - compiled
 def _best_first(candidates, best, entity_ids, limit):  # pragma: no cover - compiled; tested through grow_over_table
     """The ``limit`` candidates that come first (``_ahead``), in that order. A heap keeps the ``limit`` best seen
     (the last of them on top), so a hop at the caps, some ten thousand candidates for a hundred places, sorts only
-    the hundred; plain loops, because numpy's sorts and partitions take seconds to compile."""
+    the hundred, and is then sorted in place (heapsort: an insertion sort of the hundred cost more than the rest of
+    the growth); plain loops, because numpy's sorts and partitions take seconds to compile."""
     kept = np.empty(min(limit, candidates.shape[0]), np.int64)
     size = 0
     for row in candidates:
@@ -153,58 +154,62 @@ def _best_first(candidates, best, entity_ids, limit):  # pragma: no cover - comp
                 at = (at - 1) // 2
             kept[at] = row
         elif size > 0 and _ahead(row, kept[0], best, entity_ids):
-            at = 0
-            while True:  # move it down while it comes before the later of its children
-                child = 2 * at + 1
-                if child >= size:
-                    break
-                if child + 1 < size and _ahead(kept[child], kept[child + 1], best, entity_ids):
-                    child += 1
-                if not _ahead(row, kept[child], best, entity_ids):
-                    break
-                kept[at] = kept[child]
-                at = child
-            kept[at] = row
-    for i in range(1, size):  # insertion sort of the kept, first first
-        row = kept[i]
-        j = i - 1
-        while j >= 0 and _ahead(row, kept[j], best, entity_ids):
-            kept[j + 1] = kept[j]
-            j -= 1
-        kept[j + 1] = row
+            _sift_down(kept, row, size, best, entity_ids)
+    for end in range(size - 1, 0, -1):  # the last of the heap to the back, the heap one smaller
+        last = kept[0]
+        _sift_down(kept, kept[end], end, best, entity_ids)
+        kept[end] = last
     return kept
+
+
+@njit(cache=True)
+def _sift_down(heap, row, size, best, entity_ids):  # pragma: no cover - compiled
+    """Put ``row`` on top of the heap ``heap[:size]`` in place of its top, and move it down while it comes before
+    the later of its children."""
+    at = 0
+    while True:
+        child = 2 * at + 1
+        if child >= size:
+            break
+        if child + 1 < size and _ahead(heap[child], heap[child + 1], best, entity_ids):
+            child += 1
+        if not _ahead(row, heap[child], best, entity_ids):
+            break
+        heap[at] = heap[child]
+        at = child
+    heap[at] = row
 
 
 def grow_over_table(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBridge], max_depth: int, per_hop: int,
                     table: NeighbourTable) -> EntityGraph | None:
     """build_entity_graph's graph, grown over ``table``; None when a seed or bridge target is not in it."""
-    start = growth_start(seeds, bridges, max_depth, per_hop)
+    usable = usable_bridges(seeds, bridges, max_depth, per_hop)
+    starts = list(seeds.values())
     code_of = {corpus_id: code for code, corpus_id in enumerate(table.corpora)}
-    start_rows = table.rows(list(start.nodes))
-    arrival_rows = table.rows([n.entity_id for n in start.arrivals])
+    start_rows = table.rows(list(seeds))
+    arrival_rows = table.rows([b.target_entity_id for b in usable])  # each bridge's target, at the depth of its hops
     try:
-        start_corpus = [code_of[n.corpus_id] for n in start.nodes.values()]
-        arrival_corpus = [code_of[n.corpus_id] for n in start.arrivals]
+        start_corpus = [code_of[s.corpus_id] for s in starts]
+        arrival_corpus = [code_of[b.target_corpus_id] for b in usable]
     except KeyError:
         return None
     if start_rows is None or arrival_rows is None:
         return None
     grown = Grown(*_grow(
         table.indptr, table.neighbour_rows, table.weights, table.corpus_codes, table.entity_ids,
-        start_rows, np.array(start_corpus, dtype=np.int64),
-        np.array([n.priority for n in start.nodes.values()], dtype=np.float64),
-        arrival_rows, np.array(arrival_corpus, dtype=np.int64),
-        np.array([n.depth for n in start.arrivals], dtype=np.int64),
-        np.array([n.priority for n in start.arrivals], dtype=np.float64), max_depth, per_hop))
-    added = len(start.nodes)
+        start_rows, np.array(start_corpus, dtype=np.int64), np.array([s.weight for s in starts], dtype=np.float64),
+        arrival_rows, np.array(arrival_corpus, dtype=np.int64), np.array([b.hops for b in usable], dtype=np.int64),
+        np.array([seeds[b.source_entity_id].weight * b.confidence for b in usable], dtype=np.float64),
+        max_depth, per_hop))
+    added = len(starts)
     names = table.names  # a relation neighbour's name from the table, a bridge target's from its bridge
-    grown_names = [names[row] if arrival < 0 else start.arrivals[arrival].name
+    grown_names = [names[row] if arrival < 0 else usable[arrival].canonical_name
                    for row, arrival in zip(grown.rows[added:].tolist(), grown.arrivals[added:].tolist())]
     graph = EntityGraph(
         node_ids=table.entity_ids[grown.rows].tolist(),
         node_corpora=[table.corpora[code] for code in grown.corpus_codes.tolist()],
-        node_names=[n.name for n in start.nodes.values()] + grown_names, node_depths=grown.depths.tolist(),
+        node_names=[s.name for s in starts] + grown_names, node_depths=grown.depths.tolist(),
         node_priorities=grown.priorities.tolist(), edge_ids=grown.edge_ids, edge_weights=grown.edge_weights,
         bridge_edges=[], added_per_hop=grown.added_per_hop.tolist(), edge_nodes=grown.edge_nodes)
-    graph.bridge_edges = bridges_between(start, graph.node_at)
+    graph.bridge_edges = bridges_between(usable, graph.node_at)
     return graph

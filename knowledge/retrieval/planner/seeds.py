@@ -41,8 +41,7 @@ class SeedStage:
         state.scored_rows = {r["id"]: r for r in rows}  # what the rerank reads of a chunk
         for r in rows:
             hits = seeds[r["corpus_id"]]
-            hits.append(SeedHit(chunk_id=r["id"], corpus_id=r["corpus_id"], rank=len(hits) + 1,
-                                score=float(r["score"]), source_uri=r["source_uri"]))
+            hits.append(SeedHit(r["id"], r["corpus_id"], len(hits) + 1, float(r["score"]), r["source_uri"]))
         return seeds
 
     async def run(self, state: PlanState) -> dict[str, Any]:
