@@ -14,6 +14,7 @@ from knowledge.db.queries import chunks as chunk_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.ingest.documents import documents_from_texts
 from knowledge.retrieval.planner import expansion
+from knowledge.retrieval.planner.bridge_snapshot import bridges_by_source
 from knowledge.retrieval.planner.graph_reads import GraphReads, read_limits
 from knowledge.retrieval.planner.graph_rows import chunk_entities, entity_chunks, hop_rows, relation_facts
 from knowledge.retrieval.planner.graph_snapshot import load_corpus_graph, size_bound
@@ -177,6 +178,21 @@ async def test_capacity_bounds_the_rows_held(demo_app):
     assert not any(small.ready(c) for c in ids) and small.rows == 0
 
 
+async def test_what_is_joined_for_a_scope_is_kept_until_a_clear(demo_app):
+    kapp, corpora = demo_app
+    ids = [c.id for c in corpora.values()]
+    limits, snapshots = _snapshots(kapp)
+    await snapshots.load(ids)
+    table, by_source = snapshots.neighbour_table(ids, limits), snapshots.bridges_by_source(ids)
+    assert by_source and by_source == bridges_by_source(snapshots.covering_bridges(ids))
+    assert snapshots.neighbour_table(ids, limits) is table and snapshots.bridges_by_source(ids) is by_source
+    snapshots.clear()  # an ingest: the units are reloaded, so what was joined from them is built again
+    assert snapshots.neighbour_table(ids, limits) is None and snapshots.bridges_by_source(ids) is None
+    await snapshots.load(ids)
+    assert snapshots.neighbour_table(ids, limits) is not table and snapshots.bridges_by_source(ids) is not by_source
+    await snapshots.close()
+
+
 async def test_served_snapshots_need_no_database(demo_app):
     kapp, corpora = demo_app
     ids = [c.id for c in corpora.values()]
@@ -269,8 +285,8 @@ async def test_close_lets_a_load_under_way_end_instead_of_cancelling_it_mid_quer
 def test_bridges_of_several_pairs_are_ordered_by_target_entity():
     from uuid import uuid4
 
+    from knowledge.retrieval.planner.bridge_snapshot import by_target
     from knowledge.retrieval.planner.context import EntityBridge
-    from knowledge.retrieval.planner.graph_reads import _by_target
 
     x, y, z = uuid4(), uuid4(), uuid4()
 
@@ -278,7 +294,7 @@ def test_bridges_of_several_pairs_are_ordered_by_target_entity():
         return EntityBridge(1, "Aurora", 5, x, target, corpus, "shared_entity", 1, 1.0)
 
     to_y, to_z = [bridge(10, y), bridge(30, y)], [bridge(20, z), bridge(40, z)]  # interleaved entity ids
-    assert [b.target_entity_id for b in _by_target([to_y, to_z])] == [10, 20, 30, 40]
-    assert [b.target_entity_id for b in _by_target([to_z, [bridge(50, y)]])] == [20, 40, 50]
-    assert [b.target_entity_id for b in _by_target([[bridge(50, y)], to_z])] == [20, 40, 50]
-    assert _by_target([to_y]) is to_y and _by_target([]) == []
+    assert [b.target_entity_id for b in by_target([to_y, to_z])] == [10, 20, 30, 40]
+    assert [b.target_entity_id for b in by_target([to_z, [bridge(50, y)]])] == [20, 40, 50]
+    assert [b.target_entity_id for b in by_target([[bridge(50, y)], to_z])] == [20, 40, 50]
+    assert by_target([to_y]) is to_y and by_target([]) == []

@@ -10,6 +10,8 @@ it returns under {X, Y}, ordered by target entity, and nothing for a source outs
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
+from typing import Sequence
 from uuid import UUID
 
 from knowledge.db.database import Database
@@ -42,3 +44,20 @@ async def load_pair_bridges(db: Database, first: UUID, second: UUID, room: int) 
         for bridge in found:
             pair.by_source.setdefault(bridge.source_entity_id, []).append(bridge)
     return pair
+
+
+def bridges_by_source(pairs: Sequence[PairBridges]) -> dict[int, list[EntityBridge]]:
+    """The bridges of ``pairs`` by source entity, each entity's ordered by target entity (as the lookup orders a
+    scope's): what a search of the scope of these pairs reads, one dictionary lookup an entity."""
+    sources = dict.fromkeys(chain.from_iterable(p.by_source for p in pairs))
+    return {e: by_target([p.by_source[e] for p in pairs if e in p.by_source]) for e in sources}
+
+
+def by_target(lists: list[list[EntityBridge]]) -> list[EntityBridge]:
+    """One entity's bridges of several corpus pairs, each list ordered by target entity, as one list so ordered."""
+    if len(lists) <= 1:
+        return lists[0] if lists else []
+    lists.sort(key=lambda bridges: bridges[0].target_entity_id)
+    if all(a[-1].target_entity_id < b[0].target_entity_id for a, b in zip(lists, lists[1:])):
+        return list(chain.from_iterable(lists))  # the usual case: each corpus's entity ids form one range
+    return sorted(chain.from_iterable(lists), key=lambda b: b.target_entity_id)

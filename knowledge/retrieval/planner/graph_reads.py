@@ -10,7 +10,6 @@ runs on the caller's connection or, without one, in a transaction scoped to ``sc
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from itertools import chain
 from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, Sequence, TypeVar
 from uuid import UUID
 
@@ -129,10 +128,9 @@ class GraphReads:
 
     async def bridges(self, entity_ids: Sequence[int], scope: Sequence[UUID]) -> dict[int, list[EntityBridge]]:
         """canonical_queries.select_bridges_from_entities by source entity, each entity's by target entity."""
-        pairs = None if self.snapshots is None else self.snapshots.covering_bridges(scope)
-        if pairs is not None:
-            return {e: _by_target([p.by_source[e] for p in pairs if e in p.by_source])
-                    for e in dict.fromkeys(entity_ids)}
+        by_source = None if self.snapshots is None else self.snapshots.bridges_by_source(scope)
+        if by_source is not None:
+            return {e: by_source.get(e, []) for e in dict.fromkeys(entity_ids)}
 
         async def load(reader: asyncpg.Connection, ids: list[int]) -> dict[int, list[EntityBridge]]:
             grouped: dict[int, list[EntityBridge]] = {}
@@ -178,16 +176,6 @@ class GraphReads:
             return await self._sql(conn, scope, lambda reader: load(reader, ids))
 
         return await self.cache.get_or_load(kind, entity_ids, scope, variant, scoped_load)
-
-
-def _by_target(lists: list[list[EntityBridge]]) -> list[EntityBridge]:
-    """One entity's bridges of several corpus pairs, each list ordered by target entity, as one list so ordered."""
-    if len(lists) <= 1:
-        return lists[0] if lists else []
-    lists.sort(key=lambda bridges: bridges[0].target_entity_id)
-    if all(a[-1].target_entity_id < b[0].target_entity_id for a, b in zip(lists, lists[1:])):
-        return list(chain.from_iterable(lists))  # the usual case: each corpus's entity ids form one range
-    return sorted(chain.from_iterable(lists), key=lambda b: b.target_entity_id)
 
 
 def read_limits(settings: Settings) -> ReadLimits:

@@ -14,19 +14,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from itertools import combinations
-from typing import Sequence
+from typing import Callable, Sequence, TypeVar
 from uuid import UUID
 
 from knowledge.db.database import Database
 from knowledge.db.queries import planner as planner_queries
-from knowledge.retrieval.planner.bridge_snapshot import PairBridges, load_pair_bridges
+from knowledge.retrieval.planner.bridge_snapshot import PairBridges, bridges_by_source, load_pair_bridges
+from knowledge.retrieval.planner.context import EntityBridge
 from knowledge.retrieval.planner.graph_snapshot import CorpusGraph, ReadLimits, load_corpus_graph, size_bound
 from knowledge.retrieval.planner.neighbour_table import NeighbourTable
 
 logger = logging.getLogger(__name__)
 
 Unit = frozenset[UUID]  # one corpus: its graph; two corpora: the bridges between them
-TABLES_KEPT = 4  # joined neighbour tables (one per scope of several corpora: copies of their arrays) kept
+TABLES_KEPT = 4  # joined neighbour tables and bridge indexes (one per scope of several corpora) kept
+T = TypeVar("T")
 
 
 class GraphSnapshots:
@@ -42,6 +44,7 @@ class GraphSnapshots:
         self._queue: list[Unit] = []
         self._worker: asyncio.Task | None = None
         self._tables: dict[tuple[UUID, ...], NeighbourTable] = {}  # by scope, the latest TABLES_KEPT
+        self._bridge_indexes: dict[tuple[UUID, ...], dict[int, list[EntityBridge]]] = {}  # the same
         self._generation = 0  # bumped by clear: a load begun before it is dropped
         self.loads = 0
 
@@ -66,17 +69,21 @@ class GraphSnapshots:
         graphs = self.covering(scope, limits)
         if graphs is None:
             return None
-        key = tuple(g.corpus_id for g in graphs)
-        table = self._tables.pop(key, None) or NeighbourTable.joined([g.neighbour_table for g in graphs])
-        self._tables[key] = table  # the latest used last
-        if len(self._tables) > TABLES_KEPT:
-            del self._tables[next(iter(self._tables))]
-        return table
+        return _kept(self._tables, tuple(g.corpus_id for g in graphs),
+                     lambda: NeighbourTable.joined([g.neighbour_table for g in graphs]))
 
     def covering_bridges(self, scope: Sequence[UUID]) -> tuple[PairBridges, ...] | None:
         """The bridges of every pair of corpora of ``scope``, or None (the missing pairs queued) as ``covering``."""
         pairs = [frozenset(p) for p in combinations(dict.fromkeys(scope), 2)]
         return self._served(pairs) if pairs else None  # type: ignore[return-value]
+
+    def bridges_by_source(self, scope: Sequence[UUID]) -> dict[int, list[EntityBridge]] | None:
+        """The bridges of ``scope`` by source entity (bridge_snapshot.bridges_by_source), or None as
+        ``covering_bridges``; kept until the next clear, as the joined neighbour tables."""
+        pairs = self.covering_bridges(scope)
+        if pairs is None:
+            return None
+        return _kept(self._bridge_indexes, tuple(dict.fromkeys(scope)), lambda: bridges_by_source(pairs))
 
     def _served(self, units: list[Unit]) -> tuple[CorpusGraph | PairBridges, ...] | None:
         if self.capacity == 0:
@@ -114,6 +121,7 @@ class GraphSnapshots:
         self._ready.clear()
         self._rows.clear()
         self._tables.clear()
+        self._bridge_indexes.clear()
         self._too_large.clear()
         self._queue.clear()
         worker, self._worker = self._worker, None
@@ -162,3 +170,14 @@ class GraphSnapshots:
         self._ready[unit] = loaded
         self._rows[unit] = loaded.rows
         self.loads += 1
+
+
+def _kept(cache: dict[tuple[UUID, ...], T], scope: tuple[UUID, ...], build: Callable[[], T]) -> T:
+    """``cache``'s entry for ``scope``, built when missing; the TABLES_KEPT latest used are kept."""
+    found = cache.pop(scope, None)
+    if found is None:
+        found = build()
+    cache[scope] = found  # the latest used last
+    if len(cache) > TABLES_KEPT:
+        del cache[next(iter(cache))]
+    return found
