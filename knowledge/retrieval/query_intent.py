@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from enum import Enum
+from typing import NamedTuple
 
 
 class QueryKind(str, Enum):
@@ -20,21 +21,34 @@ class QueryKind(str, Enum):
 
 _GRAPH_KINDS = frozenset({QueryKind.RELATION, QueryKind.MULTI_HOP, QueryKind.COMPARISON})
 
+
+class _Rule(NamedTuple):
+    """A rule's English and Chinese alternatives as two patterns: in one, every alternative is tried at every
+    position of the text (the English ones start with a word boundary, which defeats the engine's scan for a
+    first character); alone, the Chinese literals are found by that scan, and a rule costs a tenth."""
+    english: re.Pattern[str]
+    chinese: re.Pattern[str]
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.english.search(text) or self.chinese.search(text)
+
+
 # ---------------------------------------------------------------- global summary
-_GLOBAL_RE = re.compile(
+_GLOBAL_RE = _Rule(re.compile(
     r"\bthemes?\b|\boverview\b|\boverall\b|\bbig[\s-]picture\b|\bhigh[\s-]level\s+summary\b"
     r"|\b(?:core|main|key|major|central|common|recurring)\s+"
     r"(?:topics?|themes?|ideas?|points?|takeaways?|concepts?|subjects?|findings?)\b"
     r"|\bcore\b(?!\s+(?:developers?|team|members?|maintainers?|contributors?|modules?|library|libraries|engine"
     r"|algorithms?|api|code|components?|services?|database|count|dump))"
     r"|\bsummari[sz]e\s+(?:everything|it\s+all|all\b|the\s+(?:whole|entire)\b)|\bsummary\s+of\s+(?:everything|all\b)"
-    r"|主题|概览|总览|概况|概述|综述|总体|整体|全局|大局|总的来说"
+), re.compile(
+    r"主题|概览|总览|概况|概述|综述|总体|整体|全局|大局|总的来说"
     r"|核心(?!开发|成员|代码|模块|组件|算法|团队|人员|作者|贡献者|服务|数据库)"
     r"|总结(?:一下)?(?:所有|全部|整个|一切)"
-)
+))
 
 # ---------------------------------------------------------------- comparison
-_COMPARISON_RE = re.compile(
+_COMPARISON_RE = _Rule(re.compile(
     r"\bcompar(?:e|es|ed|ing|ison|isons)\b|\bversus\b|\bvs\b\.?|\bv\.\s"
     r"|\bdifferen(?:ce|ces)\b|\bdiffer(?:s|ent\s+from)?\b|\bsimilarit(?:y|ies)\b|\bin\s+common\b"
     r"|\b(?:better|worse|faster|slower|cheaper|larger|smaller|bigger|stronger|weaker|more\s+\w+|less\s+\w+)\s+than\b"
@@ -48,8 +62,9 @@ _COMPARISON_RE = re.compile(
     r"[^?,]*?\s(?:the\s+)?\S+(?:\s+\S+){0,4}\s+or\s+(?:the\s+)?\S"
     # "X has an OBE. Does Y also have one?"
     r"|[.!]\s+(?:does|did|is|was|are|were|has|have|can)\s[^?]*\balso\b"
-    r"|区别|比较|对比|相比|比起|差异|差别|异同|优劣|优缺点|不同之处|不同点|有何不同|有什么不同|哪个更|哪一个更|孰优"
-)
+), re.compile(
+    r"区别|比较|对比|相比|比起|差异|差别|异同|优劣|优缺点|不同之处|不同点|有何不同|有什么不同|哪个更|哪一个更|孰优"
+))
 
 # ---------------------------------------------------------------- relation words
 _EN_REL_VERBS = (
@@ -70,21 +85,22 @@ _EN_ROLES = (
     r"|spouses?"
 )
 _ROLE_OF_RE = re.compile(rf"\bthe\s+(?:{_EN_ROLES})\s+of\b")
-_RELATION_RE = re.compile(
+_RELATION_RE = _Rule(re.compile(
     r"\brelationships?\b|\brelations?\b|\brelat(?:ed|es|e)\b|\bconnect(?:s|ed|ion|ions)?\b"
     r"|\blinks?\s+between\b|\blinked\s+(?:to|with)\b|\bdepends?\s+on\b|\bdependen(?:cy|cies)\b|\bused\s+by\b"
     r"|\buses\b|\busing\b|\bpart\s+of\b|\bbelongs?\s+to\b|\bassociated\s+with\b|\bbased\s+on\b"
     r"|\binteracts?\s+with\b|\bintegrates?\s+with\b|\bworks?\s+(?:at|for|with)\b"
     rf"|\bwho\s+(?:{_EN_REL_VERBS})\b|\b(?:which|what)\s+\w+(?:\s+\w+){{0,3}}\s+(?:use|depend\s+on|rely\s+on)\b"
     rf"|\bthe\s+(?:{_EN_ROLES})\s+of\b"
-    r"|关系|关联|联系(?!方式|电话|人|邮箱)|依赖|属于|隶属|开发|使用|基于|组成部分|一部分|由谁|相关"
+), re.compile(
+    r"关系|关联|联系(?!方式|电话|人|邮箱)|依赖|属于|隶属|开发|使用|基于|组成部分|一部分|由谁|相关"
     r"|谁(?:创建|编写|维护|负责|发明|设计|写|创立|领导)"
     r"|(?:创始人|作者|开发者|创建者|负责人|发明者|维护者|设计者|所有者|母公司)"
-)
+))
 
 # ---------------------------------------------------------------- multi-hop
 _RELATIVE = r"(?:that|which|who|whom|whose)"
-_MULTI_HOP_RE = re.compile(
+_MULTI_HOP_RE = _Rule(re.compile(
     # the X of the Y that ...   ("the author of the engine that Helios depends on")
     rf"\bthe\s+(?!names?\b|titles?\b|lists?\b|numbers?\b|types?\b|kinds?\b|versions?\b)\w+(?:\s+\w+)?\s+of\s+"
     rf"(?:the|a|an)\s+\w+(?:\s+\w+)?\s+{_RELATIVE}\b"
@@ -92,12 +108,13 @@ _MULTI_HOP_RE = re.compile(
     r"|\b\w+'s\s+\w+(?:\s+\w+)?'s\b"
     # role chains: "the founder of the parent company of X"
     rf"|\bthe\s+(?:{_EN_ROLES})\s+of\s+(?:the\s+)?\w+(?:\s+\w+)?\s+of\b"
+), re.compile(
     # Chinese 的...的 chains anchored on a relation verb: "开发 Helios 的团队的负责人"
-    r"|(?:开发|创建|创立|编写|维护|使用|依赖|发明|设计|提出|负责|领导|收购|投资|拥有|属于|资助|发布|采用|基于|训练|培养)"
+    r"(?:开发|创建|创立|编写|维护|使用|依赖|发明|设计|提出|负责|领导|收购|投资|拥有|属于|资助|发布|采用|基于|训练|培养)"
     r"[^,.;:!?，。；：！？]{0,20}?的[^,.;:!?，。；：！？]{1,15}?的"
     # role-of-role: "Helios 的作者的母校"
     r"|(?:创始人|作者|开发者|创建者|负责人|发明者|维护者|设计者|所有者|母公司|导师|老板|领导)的"
-)
+))
 _PLACE_OR_GROUP_NOUNS = (
     r"country|countries|city|cities|state|states|county|counties|province|place|region|town|village|district"
     r"|area|location|nation|company|organi[sz]ation|university|school|team|band|group|label|league|party"
