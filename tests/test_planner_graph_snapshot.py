@@ -14,7 +14,7 @@ from knowledge.db.queries import chunks as chunk_queries
 from knowledge.db.queries import planner as planner_queries
 from knowledge.ingest.documents import documents_from_texts
 from knowledge.retrieval.planner import expansion
-from knowledge.retrieval.planner.bridge_snapshot import bridges_by_source
+from knowledge.retrieval.planner.bridge_snapshot import by_target
 from knowledge.retrieval.planner.graph_reads import GraphReads, read_limits
 from knowledge.retrieval.planner.graph_rows import chunk_entities, entity_chunks, hop_rows, relation_facts
 from knowledge.retrieval.planner.graph_snapshot import load_corpus_graph, size_bound
@@ -184,7 +184,10 @@ async def test_what_is_joined_for_a_scope_is_kept_until_a_clear(demo_app):
     limits, snapshots = _snapshots(kapp)
     await snapshots.load(ids)
     table, by_source = snapshots.neighbour_table(ids, limits), snapshots.bridges_by_source(ids)
-    assert by_source and by_source == bridges_by_source(snapshots.covering_bridges(ids))
+    pairs = snapshots.covering_bridges(ids)
+    sources = {e for pair in pairs for e in pair.by_source}
+    assert sources and all(by_source.of(e) == by_target([p.by_source[e] for p in pairs if e in p.by_source])
+                           for e in sources)
     assert snapshots.neighbour_table(ids, limits) is table and snapshots.bridges_by_source(ids) is by_source
     snapshots.clear()  # an ingest: the units are reloaded, so what was joined from them is built again
     assert snapshots.neighbour_table(ids, limits) is None and snapshots.bridges_by_source(ids) is None
@@ -285,7 +288,6 @@ async def test_close_lets_a_load_under_way_end_instead_of_cancelling_it_mid_quer
 def test_bridges_of_several_pairs_are_ordered_by_target_entity():
     from uuid import uuid4
 
-    from knowledge.retrieval.planner.bridge_snapshot import by_target
     from knowledge.retrieval.planner.context import EntityBridge
 
     x, y, z = uuid4(), uuid4(), uuid4()

@@ -46,11 +46,21 @@ async def load_pair_bridges(db: Database, first: UUID, second: UUID, room: int) 
     return pair
 
 
-def bridges_by_source(pairs: Sequence[PairBridges]) -> dict[int, list[EntityBridge]]:
-    """The bridges of ``pairs`` by source entity, each entity's ordered by target entity (as the lookup orders a
-    scope's): what a search of the scope of these pairs reads, one dictionary lookup an entity."""
-    sources = dict.fromkeys(chain.from_iterable(p.by_source for p in pairs))
-    return {e: by_target([p.by_source[e] for p in pairs if e in p.by_source]) for e in sources}
+class BridgesBySource:
+    """The bridges of a scope's pairs by source entity, each entity's merged from the pairs (ordered by target
+    entity, as the lookup orders a scope's) when first asked for and kept: the entities of one corpus's evidence
+    come back question after question, and merging them all at once costs a search 5-15 ms."""
+
+    def __init__(self, pairs: Sequence[PairBridges]) -> None:
+        self.pairs = pairs
+        self._merged: dict[int, list[EntityBridge]] = {}
+
+    def of(self, entity_id: int) -> list[EntityBridge]:
+        merged = self._merged.get(entity_id)
+        if merged is None:
+            merged = self._merged[entity_id] = by_target([p.by_source[entity_id] for p in self.pairs
+                                                          if entity_id in p.by_source])
+        return merged
 
 
 def by_target(lists: list[list[EntityBridge]]) -> list[EntityBridge]:

@@ -130,7 +130,7 @@ class GraphReads:
         """canonical_queries.select_bridges_from_entities by source entity, each entity's by target entity."""
         by_source = None if self.snapshots is None else self.snapshots.bridges_by_source(scope)
         if by_source is not None:
-            return {e: by_source.get(e, []) for e in dict.fromkeys(entity_ids)}
+            return {e: by_source.of(e) for e in dict.fromkeys(entity_ids)}
 
         async def load(reader: asyncpg.Connection, ids: list[int]) -> dict[int, list[EntityBridge]]:
             grouped: dict[int, list[EntityBridge]] = {}

@@ -19,8 +19,7 @@ from uuid import UUID
 
 from knowledge.db.database import Database
 from knowledge.db.queries import planner as planner_queries
-from knowledge.retrieval.planner.bridge_snapshot import PairBridges, bridges_by_source, load_pair_bridges
-from knowledge.retrieval.planner.context import EntityBridge
+from knowledge.retrieval.planner.bridge_snapshot import BridgesBySource, PairBridges, load_pair_bridges
 from knowledge.retrieval.planner.graph_snapshot import CorpusGraph, ReadLimits, load_corpus_graph, size_bound
 from knowledge.retrieval.planner.neighbour_table import NeighbourTable
 
@@ -44,7 +43,7 @@ class GraphSnapshots:
         self._queue: list[Unit] = []
         self._worker: asyncio.Task | None = None
         self._tables: dict[tuple[UUID, ...], NeighbourTable] = {}  # by scope, the latest TABLES_KEPT
-        self._bridge_indexes: dict[tuple[UUID, ...], dict[int, list[EntityBridge]]] = {}  # the same
+        self._bridge_indexes: dict[tuple[UUID, ...], BridgesBySource] = {}  # the same
         self._generation = 0  # bumped by clear: a load begun before it is dropped
         self.loads = 0
 
@@ -77,13 +76,13 @@ class GraphSnapshots:
         pairs = [frozenset(p) for p in combinations(dict.fromkeys(scope), 2)]
         return self._served(pairs) if pairs else None  # type: ignore[return-value]
 
-    def bridges_by_source(self, scope: Sequence[UUID]) -> dict[int, list[EntityBridge]] | None:
-        """The bridges of ``scope`` by source entity (bridge_snapshot.bridges_by_source), or None as
-        ``covering_bridges``; kept until the next clear, as the joined neighbour tables."""
+    def bridges_by_source(self, scope: Sequence[UUID]) -> BridgesBySource | None:
+        """The bridges of ``scope`` by source entity, or None as ``covering_bridges``; kept until the next clear,
+        as the joined neighbour tables."""
         pairs = self.covering_bridges(scope)
         if pairs is None:
             return None
-        return _kept(self._bridge_indexes, tuple(dict.fromkeys(scope)), lambda: bridges_by_source(pairs))
+        return _kept(self._bridge_indexes, tuple(dict.fromkeys(scope)), lambda: BridgesBySource(pairs))
 
     def _served(self, units: list[Unit]) -> tuple[CorpusGraph | PairBridges, ...] | None:
         if self.capacity == 0:
