@@ -141,8 +141,8 @@ def _ahead(row, other, best, entity_ids):  # pragma: no cover - compiled
 def _best_first(candidates, best, entity_ids, limit):  # pragma: no cover - compiled; tested through grow_over_table
     """The ``limit`` candidates that come first (``_ahead``), in that order. A heap keeps the ``limit`` best seen
     (the last of them on top), so a hop at the caps, some ten thousand candidates for a hundred places, sorts only
-    the hundred, and is then sorted in place (heapsort: an insertion sort of the hundred cost more than the rest of
-    the growth); plain loops, because numpy's sorts and partitions take seconds to compile."""
+    the hundred, and then sorts them in place (heapsort: an insertion sort of the hundred took a quarter of the
+    growth); plain loops, because numpy's sorts and partitions take seconds to compile."""
     kept = np.empty(min(limit, candidates.shape[0]), np.int64)
     size = 0
     for row in candidates:
