@@ -92,8 +92,7 @@ class ExpansionStage:
             if score <= 0:
                 continue
             # the path shown runs through the bridged entity that brings the chunk the most mass
-            origin = origins[reaching[0] if len(reaching) == 1 else
-                             min(reaching, key=lambda e: (-share[e], origins[e].sort_key()))]
+            origin = origins[min(reaching, key=lambda e: (-share[e], origins[e].sort_key()))]
             path = BridgePath(
                 source_corpus_id=origin.bridge.source_corpus_id,
                 source_corpus_label=corpora[origin.bridge.source_corpus_id].label,
