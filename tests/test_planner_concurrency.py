@@ -1,6 +1,8 @@
 """Entity hops read only the seeds, so the planner runs them beside the cross-corpus chain (seed entities,
 bridges, expansion): same results as one after another, the trace in the declared order, and a failure on
-either side gives the legacy fallback with the other side cancelled. Real demo database, real stages."""
+either side gives the legacy fallback with the other side cancelled. Real demo database, real stages. (The chain
+after the seeds: without the snapshots' guess of the seeds, which test_planner_seed_guess.py covers.)"""
+import dataclasses
 
 from knowledge.retrieval.planner.fault_injection import FailingStage
 from knowledge.retrieval.planner.planner import HybridPlanner
@@ -37,7 +39,7 @@ async def search(kapp, planner: HybridPlanner, corpora):
 
 async def test_entity_hops_start_with_the_chain_and_change_no_result(demo_app):
     kapp, corpora = demo_app
-    default = kapp.retrieval.planner
+    default = dataclasses.replace(kapp.retrieval.planner, seed_guess=None)
     hops = Recording(default.stage("entity_hops"))
     concurrent = await search(kapp, default.replacing("entity_hops", hops), corpora)
     assert concurrent.mode == "planner", concurrent.fallback_reason
@@ -56,7 +58,7 @@ async def test_entity_hops_start_with_the_chain_and_change_no_result(demo_app):
 
 async def test_a_failure_on_either_side_falls_back_and_cancels_the_other(demo_app):
     kapp, corpora = demo_app
-    default = kapp.retrieval.planner
+    default = dataclasses.replace(kapp.retrieval.planner, seed_guess=None)
     failing_hops = await search(kapp, default.replacing("entity_hops", FailingStage(default.stage("entity_hops"))),
                                 corpora)
     assert failing_hops.mode == "fallback" and failing_hops.fallback_reason.startswith("entity_hops")

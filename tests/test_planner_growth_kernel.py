@@ -62,6 +62,8 @@ async def test_compiled_growth_grows_the_python_growths_graph(case):
     order = list(grown.nodes)
     assert [(order[a], order[b]) for a, b in grown.edge_nodes.tolist()] == list(grown.relation_edges)
     assert grown.relation_ends() is grown.edge_nodes and expected.edge_nodes is None
+    assert grown.bridge_ends().tolist() == expected.bridge_ends().tolist()  # handed over / looked up
+    assert list(grown.node_names) == expected.node_names and list(grown.node_corpora) == expected.node_corpora
     assert expected.relation_ends().tolist() == [[order.index(a), order.index(b)] for a, b in expected.relation_edges]
     places = np.array([rng.randrange(len(order)) for _ in order], dtype=np.int64)
     made, wanted = (sorted(zip(map(tuple, ends.tolist()), weights.tolist()))  # the same edges, not in one order

@@ -160,6 +160,28 @@ async def test_walk_merges_copies_of_one_entity_and_splits_mass_by_source_corpus
     assert [m for _, m in top] == sorted((m for _, m in top), reverse=True) and walk.top(2) == top[:2]
 
 
+def test_same_entity_places_are_the_shared_bridges_connected_components_in_node_order():
+    """Random chains and loops of shared-entity bridges (relation-path bridges never merge): nodes share a place
+    exactly when shared bridges connect them, and places are numbered by their first node."""
+    rng = random.Random(7)
+    for _ in range(200):
+        ids = rng.sample(range(1, 500), rng.randint(1, 30))
+        nodes = {e: GraphNode(e, rng.choice([A, B]), f"e{e}", 0, 1.0) for e in ids}
+        bridges = [Bridge(i, "c", rng.choice(ids), A, rng.choice(ids), B,
+                          rng.choice(["shared_entity", "relation_path"])) for i in range(rng.randint(0, 25))]
+        graph = EntityGraph.of(nodes, {}, bridges)
+        places, size = graph.same_entity_places()
+        joined = nx.Graph()
+        joined.add_nodes_from(ids)
+        joined.add_edges_from((b.source_entity_id, b.target_entity_id) for b in bridges
+                              if b.bridge_type == "shared_entity")
+        group = {e: min(c, key=ids.index) for c in nx.connected_components(joined) for e in c}
+        expected = {}
+        for e in ids:
+            expected.setdefault(group[e], len(expected))
+        assert places.tolist() == [expected[group[e]] for e in ids] and size == len(expected)
+
+
 async def test_bridge_paths_start_at_primary_evidence_and_respect_depth():
     seeds = {1: seed(1, A, primary=True), 2: seed(2, A, primary=False)}
     bridges = [Bridge(7, "Shared", 1, A, 50, B), Bridge(8, "Weak", 2, A, 60, B)]

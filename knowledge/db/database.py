@@ -97,6 +97,13 @@ class Database:
             yield conn
 
     @asynccontextmanager
+    async def text_reader(self) -> AsyncIterator[asyncpg.Connection]:
+        """A connection of the retrieval login for a query that reads no table (a text function such as
+        ``to_tsvector``): no corpus binding, no transaction, and no reset round trip when it is taken back."""
+        async with self.read_pool.acquire() as conn:
+            yield conn
+
+    @asynccontextmanager
     async def transaction(self) -> AsyncIterator[asyncpg.Connection]:
         async with self.pool.acquire() as conn:
             async with conn.transaction():

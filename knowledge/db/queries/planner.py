@@ -106,17 +106,16 @@ async def select_chunk_ids_for_entities(conn: asyncpg.Connection, entity_ids: Se
     )
 
 
-async def select_corpus_mentioned_chunk_ids(conn: asyncpg.Connection, corpus_id: UUID) -> list[int]:
-    """Every chunk of the corpus some entity mention points at (what the planner's graph snapshot loads the seed
-    chunk entities of)."""
-    rows = await conn.fetch("SELECT DISTINCT chunk_id FROM kg_entity_mention WHERE corpus_id = $1 ORDER BY chunk_id",
-                            corpus_id)
+async def select_corpus_chunk_ids(conn: asyncpg.Connection, corpus_id: UUID) -> list[int]:
+    """Every chunk of the corpus, by id (what the planner's graph snapshot holds: the entities of those some entity
+    mention points at, and the text and embedding of all, which the seed guess scans)."""
+    rows = await conn.fetch("SELECT id FROM knowledge WHERE corpus_id = $1 ORDER BY id", corpus_id)
     return [r[0] for r in rows]
 
 
 async def select_corpus_graph_size(conn: asyncpg.Connection, corpus_id: UUID) -> tuple[int, ...]:
-    """(mentions, relations, entities, evidence lexemes, mentioned chunks, bytes of their text and vectors) of the
-    corpus: bounds the rows of its graph snapshot before it is read."""
+    """(mentions, relations, entities, evidence lexemes, chunks, bytes of their text and vectors) of the corpus:
+    bounds the rows of its graph snapshot before it is read."""
     row = await conn.fetchrow(
         """SELECT (SELECT count(*) FROM kg_entity_mention WHERE corpus_id = $1) AS mentions,
                   (SELECT count(*) FROM kg_relation WHERE corpus_id = $1) AS relations,
@@ -125,8 +124,7 @@ async def select_corpus_graph_size(conn: asyncpg.Connection, corpus_id: UUID) ->
                   c.chunks, c.chunk_bytes
            FROM (SELECT count(*) AS chunks,
                         coalesce(sum(octet_length(content) + 4 * vector_dims(embedding)), 0) AS chunk_bytes
-                 FROM knowledge WHERE corpus_id = $1
-                   AND id IN (SELECT chunk_id FROM kg_entity_mention WHERE corpus_id = $1)) c""",
+                 FROM knowledge WHERE corpus_id = $1) c""",
         corpus_id)
     return tuple(int(v) for v in row.values())
 

@@ -91,6 +91,8 @@ class PlanState:
     embedding: np.ndarray | None = None
     query_lexemes: asyncio.Future[list[str]] | None = None  # read beside the embedding and seeds when expanding
     seeds: dict[UUID, list[SeedHit]] = field(default_factory=dict)
+    seed_query_sent: asyncio.Event = field(default_factory=asyncio.Event)  # set once the seeds' query is on its way
+    seeds_read: asyncio.Event = field(default_factory=asyncio.Event)  # and once ``seeds`` holds them
     # chunk id -> the row select_scored_chunks would return, for chunks already read (the dense seeds): not read again
     scored_rows: dict[int, Mapping] = field(default_factory=dict)
     seed_entities: dict[int, SeedEntity] = field(default_factory=dict)
@@ -106,6 +108,11 @@ class PlanState:
         if self.query_lexemes is not None and not self.query_lexemes.done():
             self.query_lexemes.cancel()
             await asyncio.gather(self.query_lexemes, return_exceptions=True)
+
+    def seeds_ended(self) -> None:
+        """Whatever waits for the seeds' query or rows stops waiting: the seeds stage has ended."""
+        self.seed_query_sent.set()
+        self.seeds_read.set()
 
     def primary_chunk_ids(self) -> set[int]:
         """Chunks a direct search of their own corpus shows within the requested limit."""

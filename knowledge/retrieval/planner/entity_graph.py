@@ -14,6 +14,7 @@ from typing import Awaitable, Callable, Container, Mapping, NamedTuple, Sequence
 from uuid import UUID
 
 import numpy as np
+from numba import njit
 
 from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
 
@@ -40,8 +41,8 @@ class EntityGraph:
     """The grown graph: its nodes in the order they joined (the seeds, then each hop's choice) as columns, the
     relation edges between them as arrays, and the bridges between them."""
     node_ids: list[int]
-    node_corpora: list[UUID]       # the corpus each node was recorded with
-    node_names: list[str]
+    node_corpora: Sequence[UUID]   # the corpus each node was recorded with
+    node_names: Sequence[str]
     node_depths: list[int]
     node_priorities: list[float]
     edge_ids: np.ndarray           # (edges, 2) int64: relation edges between nodes as (low id, high id), each once
@@ -51,6 +52,7 @@ class EntityGraph:
     # edge_ids as places among the nodes, when the growth had them at hand (the compiled one does); otherwise
     # relation_ends() looks them up once
     edge_nodes: np.ndarray | None = None
+    bridge_nodes: np.ndarray | None = None  # bridge_edges' ends as places, likewise
 
     @classmethod
     def of(cls, nodes: Mapping[int, GraphNode], relation_edges: Mapping[tuple[int, int], float],
@@ -85,34 +87,58 @@ class EntityGraph:
                                           self.edge_ids.size).reshape(-1, 2)
         return self.edge_nodes
 
-    def same_entity_groups(self) -> dict[int, int]:
-        """Node -> representative, for the nodes merged with another: copies of one canonical entity in different
-        corpora (shared_entity bridges) form one group, so the walk treats them as the one entity they are. Every
-        node not listed is its own group."""
-        parent: dict[int, int] = {}
+    def bridge_ends(self) -> np.ndarray:
+        """The bridges' (source, target) as places among the nodes, one row per bridge."""
+        if self.bridge_nodes is None:
+            node_at = self.node_at
+            self.bridge_nodes = np.fromiter(chain.from_iterable(
+                (node_at[b.source_entity_id], node_at[b.target_entity_id]) for b in self.bridge_edges), np.int64,
+                2 * len(self.bridge_edges)).reshape(-1, 2)
+        return self.bridge_nodes
 
-        def find(n: int) -> int:
-            parent.setdefault(n, n)
-            while parent[n] != n:
-                parent[n] = parent[parent[n]]
-                n = parent[n]
-            return n
-
-        for bridge in self.bridge_edges:
-            if bridge.bridge_type == SHARED_ENTITY:
-                a, b = find(bridge.source_entity_id), find(bridge.target_entity_id)
-                parent[max(a, b)] = min(a, b)
-        return {n: find(n) for n in parent}
+    def same_entity_places(self) -> tuple[np.ndarray, int]:
+        """A place for every node (in node order) and the number of places: copies of one canonical entity in
+        different corpora (joined by shared_entity bridges, transitively) share one, so the walk treats them as the
+        one entity they are; places are numbered in the order their first node joined."""
+        shared = np.fromiter((b.bridge_type == SHARED_ENTITY for b in self.bridge_edges), np.bool_,
+                             len(self.bridge_edges))
+        return _group_places(len(self.node_ids), self.bridge_ends()[shared])
 
     def edge_arrays(self, node_places: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Relation edges, then bridges, as rows of their two ends' places (``node_places``: a place for every node,
         in node order), and their weights. Copies of one entity share a place: an edge between them is a loop,
         which the walk skips."""
-        bridges, node_at = self.bridge_edges, self.node_at
-        bridge_ends = np.fromiter(chain.from_iterable((node_at[b.source_entity_id], node_at[b.target_entity_id])
-                                                      for b in bridges), np.int64, 2 * len(bridges))
-        weights = np.concatenate((self.edge_weights, np.fromiter((b.confidence for b in bridges), float, len(bridges))))
-        return node_places[np.concatenate((self.relation_ends().reshape(-1), bridge_ends))].reshape(-1, 2), weights
+        weights = np.concatenate((self.edge_weights, np.fromiter((b.confidence for b in self.bridge_edges), float,
+                                                                 len(self.bridge_edges))))
+        return node_places[np.concatenate((self.relation_ends(), self.bridge_ends()))], weights
+
+
+@njit(cache=True)
+def _group_places(size, joined):  # pragma: no cover - compiled; tested through same_entity_places
+    """Union-find over the node pairs ``joined``; each group's place is the order of its first node."""
+    parent = np.arange(size)
+    for k in range(joined.shape[0]):
+        a, b = joined[k, 0], joined[k, 1]
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    places = np.empty(size, np.int64)
+    place_of_root = np.full(size, -1, np.int64)
+    count = 0
+    for n in range(size):
+        root = n
+        while parent[root] != root:
+            root = parent[root]
+        if place_of_root[root] < 0:
+            place_of_root[root] = count
+            count += 1
+        places[n] = place_of_root[root]
+    return places, count
 
 
 NeighbourFetch = Callable[[list[int]], Awaitable[Mapping[int, Sequence[Neighbour]]]]

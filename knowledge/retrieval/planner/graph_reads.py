@@ -47,13 +47,14 @@ class GraphReads:
     def limits(self) -> ReadLimits:
         return read_limits(self.settings)
 
-    def _snapshot(self, scope: Sequence[UUID]) -> tuple[CorpusGraph, ...] | None:
+    def snapshots_of(self, scope: Sequence[UUID]) -> tuple[CorpusGraph, ...] | None:
+        """The graph snapshot of every corpus of ``scope``, None unless all are loaded."""
         return None if self.snapshots is None else self.snapshots.covering(scope, self.limits)
 
     @asynccontextmanager
     async def transaction(self, scope: Sequence[UUID]) -> AsyncIterator[asyncpg.Connection | None]:
         """A transaction scoped to ``scope`` for the reads of a stage, or None when the snapshots serve them."""
-        if self._snapshot(scope) is not None:
+        if self.snapshots_of(scope) is not None:
             yield None
             return
         async with self.db.scoped(scope) as conn:
@@ -62,7 +63,7 @@ class GraphReads:
     async def seed_chunk_entities(self, chunk_ids: Sequence[int], scope: Sequence[UUID],
                                   conn: asyncpg.Connection | None = None) -> list[ChunkEntity]:
         """planner_queries.select_seed_chunk_entities: one row per (chunk, entity), by chunk id then entity id."""
-        graphs = self._snapshot(scope)
+        graphs = self.snapshots_of(scope)
         if graphs is not None:
             rows: list[ChunkEntity] = []
             for chunk_id in sorted(set(chunk_ids)):
@@ -75,7 +76,7 @@ class GraphReads:
     async def chunk_ids_for_entities(self, entity_ids: Sequence[int], scope: Sequence[UUID], limit_per_entity: int,
                                      conn: asyncpg.Connection | None = None) -> list[EntityChunk]:
         """planner_queries.select_chunk_ids_for_entities: by entity id, most mentions first."""
-        graphs = self._snapshot(scope)
+        graphs = self.snapshots_of(scope)
         if graphs is not None and limit_per_entity == self.limits.chunks_per_entity:
             rows: list[EntityChunk] = []
             for entity_id in sorted(entity_ids):
@@ -87,15 +88,15 @@ class GraphReads:
 
     async def query_lexemes(self, query_text: str) -> list[str]:
         """The lexemes the relation facts are matched on (a function of the text alone, no table read)."""
-        async with self.db.connection() as owner:
-            return await planner_queries.select_query_lexemes(owner, query_text)
+        async with self.db.text_reader() as reader:
+            return await planner_queries.select_query_lexemes(reader, query_text)
 
     async def relation_facts(self, entity_ids: Sequence[int], scope: Sequence[UUID], query_text: str, limit: int,
                              conn: asyncpg.Connection | None = None,
                              lexemes: Awaitable[list[str]] | None = None) -> list[RelationFact]:
         """planner_queries.select_relation_facts: the relations of the entities whose evidence matches the query's
         words, best first. From the snapshots only the query's lexemes are read (``lexemes``: already being read)."""
-        graphs = self._snapshot(scope)
+        graphs = self.snapshots_of(scope)
         if graphs is not None:
             words = await (lexemes if lexemes is not None else self.query_lexemes(query_text))
             return rank_relation_facts([g.relation_evidence for g in graphs], entity_ids, words, limit)
@@ -106,7 +107,7 @@ class GraphReads:
                           embedding=None, conn: asyncpg.Connection | None = None) -> list[HopRow]:
         """planner_queries.select_entity_hops; from the snapshots when no query similarity is asked (``embedding``
         None), ties on the query's order broken by canonical id."""
-        graphs = self._snapshot(scope) if embedding is None else None
+        graphs = self.snapshots_of(scope) if embedding is None else None
         if graphs is not None:
             return hops_from_snapshots(graphs, chunk_ids, max_mentions, max_chunks)
         return hop_rows(await self._sql(conn, scope, lambda c: planner_queries.select_entity_hops(
@@ -117,7 +118,7 @@ class GraphReads:
         """chunk_queries.select_scored_chunks: the chunks with their cosine to ``embedding``; those the snapshots hold
         are scored in memory (stored_chunks.py), the others read by the query."""
         rows: list[Mapping[str, Any]] = []
-        for graph in self._snapshot(scope) or ():
+        for graph in self.snapshots_of(scope) or ():
             rows.extend(graph.chunks.scored(chunk_ids, embedding))
         found = {row["id"] for row in rows}
         missing = [c for c in chunk_ids if c not in found]

@@ -1,9 +1,9 @@
 """Per-corpus, in-memory snapshots of the planner's graph reads: the entities of each chunk, the relation
 neighbours of each entity, the chunks mentioning each entity, the evidence of each entity's relations
 (relation_evidence.py ranks the relation facts from it), each entity's canonical entity with the chunks
-mentioning it (snapshot_hops.py finds the entity hops in them) and the mentioned chunks themselves with their
-embeddings (stored_chunks.py scores the rerank's candidates with them), so that once a corpus is loaded these
-reads are lookups instead of SQL round trips.
+mentioning it (snapshot_hops.py finds the entity hops in them) and the chunks themselves with their embeddings
+(stored_chunks.py scores the rerank's candidates with them, seed_guess.py finds the nearest ones), so that once a
+corpus is loaded these reads are lookups instead of SQL round trips.
 
 Each of these reads is per corpus: a mention, a relation and the entities at both ends lie in one corpus (the
 graph builder writes them so, tests/test_planner_graph_snapshot.py checks it), and the hub filter, the per-entity
@@ -75,7 +75,7 @@ class CorpusGraph:
 def size_bound(mentions: int, relations: int, entities: int, lexemes: int, chunks: int, chunk_bytes: int) -> int:
     """Most rows a corpus snapshot can hold: a row per (chunk, entity), per (entity, chunk) and per chunk of a
     linked entity, each at most one per mention, a neighbour row per end of a relation, a row per relation and one
-    per POSTINGS_PER_ROW lexemes of the evidence, two rows per linked entity, and the mentioned chunks' rows
+    per POSTINGS_PER_ROW lexemes of the evidence, two rows per linked entity, and the chunks' rows
     (``chunk_bytes``: their text and vectors)."""
     return (3 * mentions + 3 * relations + -(-lexemes // POSTINGS_PER_ROW) + 2 * entities
             + chunk_rows_bound(chunks, chunk_bytes))
@@ -88,7 +88,7 @@ async def load_corpus_graph(db: Database, corpus_id: UUID, limits: ReadLimits) -
     names: dict[str, str] = {}  # one string per name: a name recurs in every neighbourhood it belongs to
     scope = [corpus_id]
     async with db.scoped(scope) as conn:
-        chunk_ids = await planner_queries.select_corpus_mentioned_chunk_ids(conn, corpus_id)
+        chunk_ids = await planner_queries.select_corpus_chunk_ids(conn, corpus_id)
         entity_ids = await graph_queries.select_graph_entity_ids(conn, corpus_id)
     for batch in batches(chunk_ids):
         async with db.scoped(scope) as conn:

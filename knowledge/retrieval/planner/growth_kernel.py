@@ -8,13 +8,14 @@ Compiled on first use and cached beside this file (``cache=True``), so a new pro
 """
 from __future__ import annotations
 
-from typing import Mapping, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Mapping, NamedTuple
 
 import numpy as np
 from numba import njit
 
 from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
-from knowledge.retrieval.planner.entity_graph import EntityGraph, bridges_between, usable_bridges
+from knowledge.retrieval.planner.entity_graph import EntityGraph, usable_bridges
 from knowledge.retrieval.planner.neighbour_table import NeighbourTable
 
 
@@ -28,6 +29,41 @@ class Grown(NamedTuple):
     edge_ids: np.ndarray     # relation edges between nodes, as entity ids (low, high), with their largest weight
     edge_weights: np.ndarray
     edge_nodes: np.ndarray   # the same edges as the places of their (low, high) ends among the nodes
+    arrival_places: np.ndarray  # each arrival's target's place among the nodes, -1 when it did not join
+
+
+class _Lookup(Sequence):
+    """``items[keys[i]]`` for node ``i``, looked up when read: a search reads a handful of its hundreds of nodes'
+    corpora and names (those the trace shows), so building every one of them cost more than reading them."""
+
+    def __init__(self, items: Sequence, keys: np.ndarray) -> None:
+        self.items, self.keys = items, keys
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __getitem__(self, at: int):  # type: ignore[override]
+        return self.items[self.keys[at]]
+
+
+class _GrownNames(Sequence):
+    """The grown nodes' names, looked up when read: a start's from its seed, a bridge target's from the bridge it
+    arrived by, a relation neighbour's from the table."""
+
+    def __init__(self, start_names: list[str], table_names: Sequence[str | None], rows: np.ndarray,
+                 arrivals: np.ndarray, bridges: Sequence[EntityBridge]) -> None:
+        self.start_names, self.table_names, self.rows, self.arrivals, self.bridges = (
+            start_names, table_names, rows, arrivals, bridges)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, at: int):  # type: ignore[override]
+        at = range(len(self.rows))[at]  # an IndexError past the end, negative places counted from it
+        if at < len(self.start_names):
+            return self.start_names[at]
+        arrival = self.arrivals[at]
+        return self.bridges[arrival].canonical_name if arrival >= 0 else self.table_names[self.rows[at]]
 
 
 @njit(cache=True)
@@ -66,10 +102,14 @@ def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows,
         hop_w = np.empty(offered, np.float64)
         touched_count, seen = 0, 0
         for at in range(frontier_start, frontier_end):
-            parent, parent_corpus, parent_priority = rows[at], node_corpus[at], priorities[at]
+            parent, parent_priority = rows[at], priorities[at]
+            # a row's neighbours lie in its corpus (the table's invariant): when a node was recorded with another
+            # corpus (a bridge's), none is in that corpus; checked once, not per neighbour (a cache miss each)
+            if corpus_codes[parent] != node_corpus[at]:
+                continue
             for j in range(indptr[parent], indptr[parent + 1]):
                 other = neighbour_rows[j]
-                if corpus_codes[other] != parent_corpus or other == parent:
+                if other == parent:
                     continue
                 weight = weights[j]
                 if weight > 0:
@@ -127,8 +167,11 @@ def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows,
             edge_ids[unique, 0], edge_ids[unique, 1], edge_weights[unique] = low[i], high[i], weight[i]
             edge_nodes[unique, 0], edge_nodes[unique, 1] = node_at[edge_a[i]], node_at[edge_b[i]]
             unique += 1
+    arrival_places = np.empty(arrival_rows.shape[0], np.int64)
+    for k in range(arrival_rows.shape[0]):
+        arrival_places[k] = node_at[arrival_rows[k]]
     return (rows[:count], depths[:count], priorities[:count], node_corpus[:count], arrivals[:count], added_per_hop,
-            edge_ids[:unique], edge_weights[:unique], edge_nodes[:unique])
+            edge_ids[:unique], edge_weights[:unique], edge_nodes[:unique], arrival_places)
 
 
 @njit(cache=True)
@@ -201,15 +244,15 @@ def grow_over_table(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBri
         arrival_rows, np.array(arrival_corpus, dtype=np.int64), np.array([b.hops for b in usable], dtype=np.int64),
         np.array([seeds[b.source_entity_id].weight * b.confidence for b in usable], dtype=np.float64),
         max_depth, per_hop))
-    added = len(starts)
-    names = table.names  # a relation neighbour's name from the table, a bridge target's from its bridge
-    grown_names = [names[row] if arrival < 0 else usable[arrival].canonical_name
-                   for row, arrival in zip(grown.rows[added:].tolist(), grown.arrivals[added:].tolist())]
-    graph = EntityGraph(
-        node_ids=table.entity_ids[grown.rows].tolist(),
-        node_corpora=[table.corpora[code] for code in grown.corpus_codes.tolist()],
-        node_names=[s.name for s in starts] + grown_names, node_depths=grown.depths.tolist(),
-        node_priorities=grown.priorities.tolist(), edge_ids=grown.edge_ids, edge_weights=grown.edge_weights,
-        bridge_edges=[], added_per_hop=grown.added_per_hop.tolist(), edge_nodes=grown.edge_nodes)
-    graph.bridge_edges = bridges_between(usable, graph.node_at)
-    return graph
+    # the bridges that reach a node (bridges_between), their ends as places: a seed's is its order among the starts
+    start_place = {entity_id: place for place, entity_id in enumerate(seeds)}
+    arrival_places = grown.arrival_places.tolist()
+    joined = [k for k, bridge in enumerate(usable) if arrival_places[k] >= 0 and bridge.confidence > 0]
+    return EntityGraph(
+        node_ids=table.entity_ids[grown.rows].tolist(), node_corpora=_Lookup(table.corpora, grown.corpus_codes),
+        node_names=_GrownNames([s.name for s in starts], table.names, grown.rows, grown.arrivals, usable),
+        node_depths=grown.depths.tolist(), node_priorities=grown.priorities.tolist(), edge_ids=grown.edge_ids,
+        edge_weights=grown.edge_weights, bridge_edges=[usable[k] for k in joined],
+        added_per_hop=grown.added_per_hop.tolist(), edge_nodes=grown.edge_nodes,
+        bridge_nodes=np.array([(start_place[usable[k].source_entity_id], arrival_places[k]) for k in joined],
+                              dtype=np.int64).reshape(-1, 2))

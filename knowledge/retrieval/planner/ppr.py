@@ -60,10 +60,10 @@ def pagerank_of_edge_arrays(size: int, ends: np.ndarray, weights: np.ndarray,
     keys, vectors = [], []
     for key, restart in restarts.items():
         places = [node for node, weight in restart.items() if weight > 0]
-        vector = np.bincount(places, weights=[restart[node] for node in places], minlength=size).astype(float)
-        if vector.sum() > 0:
+        vector = np.bincount(places, weights=[restart[node] for node in places], minlength=size)
+        if (total := vector.sum()) > 0:
             keys.append(key)
-            vectors.append(vector / vector.sum())
+            vectors.append(vector / total)
     results: dict[Hashable, np.ndarray | None] = {key: None for key in restarts}
     if not keys:
         return results

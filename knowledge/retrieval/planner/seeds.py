@@ -32,22 +32,24 @@ class SeedStage:
         return [SeedHit(chunk_id=r["id"], corpus_id=r["corpus_id"], rank=rank, score=float(r["score"]),
                         source_uri=r["source_uri"]) for rank, r in enumerate(rows, start=1)]
 
-    async def _dense(self, state: PlanState) -> dict[UUID, list[SeedHit]]:
+    async def _dense(self, state: PlanState) -> None:
         effective = state.request.effective
         async with self.db.scoped(effective) as conn:
+            state.seed_query_sent.set()  # the query goes out in this step: what waits for that may take the CPU now
             rows = await chunk_queries.dense_search_each(conn, state.embedding, effective,
                                                          self.settings.per_corpus_limit)
-        seeds: dict[UUID, list[SeedHit]] = {c: [] for c in effective}
-        state.scored_rows = {r["id"]: r for r in rows}  # what the rerank reads of a chunk
-        for r in rows:
-            hits = seeds[r["corpus_id"]]
-            hits.append(SeedHit(r["id"], r["corpus_id"], len(hits) + 1, float(r["score"]), r["source_uri"]))
-        return seeds
+            seeds: dict[UUID, list[SeedHit]] = {c: [] for c in effective}
+            for r in rows:
+                hits = seeds[r["corpus_id"]]
+                hits.append(SeedHit(r["id"], r["corpus_id"], len(hits) + 1, float(r["score"]), r["source_uri"]))
+            state.seeds = seeds
+            state.scored_rows = {r["id"]: r for r in rows}  # what the rerank reads of a chunk
+            state.seeds_read.set()  # read: what waits for them goes on while the transaction ends
 
     async def run(self, state: PlanState) -> dict[str, Any]:
         effective = state.request.effective
         if self.settings.seed_search == "dense":
-            state.seeds = await self._dense(state)
+            await self._dense(state)
         else:
             per_corpus = await asyncio.gather(*(self._hybrid(state, c) for c in effective))
             state.seeds = dict(zip(effective, per_corpus))

@@ -3,9 +3,9 @@ scores them in SQL: ``1 - (embedding <=> question)``, pgvector's cosine (float s
 clamped to [-1, 1]). pgvector adds its float products in SIMD lanes and this in another order, so a score may
 differ from the database's in the last bits of a float (~1e-7), never in what it measures.
 
-The rerank reads its candidates' rows here instead of a round trip: every candidate that is not a seed (whose row
-the seed search returned) reached the pool through an entity, so it is a chunk some entity mentions, which is
-what a snapshot holds.
+The rerank reads its candidates' rows here instead of a round trip (a snapshot holds every chunk of its corpus), and
+the seed guess (seed_guess.py) finds a corpus's nearest chunks here; near ties the last bits order differently only
+make a guess the database's seeds do not confirm.
 """
 from __future__ import annotations
 
@@ -53,21 +53,34 @@ class StoredChunks:
             self.norms = np.einsum("ij,ij->i", self.embeddings, self.embeddings)
         self._vectors.clear()
 
+    def nearest(self, question: np.ndarray, count: int) -> list[StoredChunk]:
+        """The ``count`` chunks held here that score highest against ``question``, as the seeds' query orders them
+        (score, then id)."""
+        if not self.chunks or count <= 0:
+            return []
+        scores = np.nan_to_num(self._scores(slice(None), question), nan=-np.inf)  # NaN (a zero vector) sorts last
+        best = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else np.arange(len(scores))
+        ids = np.fromiter((self.chunks[slot].id for slot in best.tolist()), np.int64, len(best))
+        return [self.chunks[slot] for slot in best[np.lexsort((ids, -scores[best]))].tolist()]
+
     def scored(self, chunk_ids: Iterable[int], question: np.ndarray) -> list[dict[str, Any]]:
         """The rows select_scored_chunks returns for the chunks held here (the others are left out)."""
         slots = [(chunk_id, slot) for chunk_id in chunk_ids if (slot := self.slot.get(chunk_id)) is not None]
         if not slots:
             return []
-        at = [slot for _, slot in slots]
-        query = np.asarray(question, dtype=np.float32)
-        dots = (self.embeddings[at] @ query).astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):  # a zero vector scores NaN, as in pgvector
-            similarity = np.clip(dots / np.sqrt(self.norms[at].astype(np.float64) * float(np.dot(query, query))),
-                                 -1.0, 1.0)
-        scores = 1.0 - (1.0 - similarity)
+        scores = self._scores([slot for _, slot in slots], question)
         return [{"id": chunk.id, "corpus_id": chunk.corpus_id, "content": chunk.content,
                  "source_uri": chunk.source_uri, "metadata_json": chunk.metadata_json, "score": score}
                 for (_, slot), score in zip(slots, scores.tolist()) for chunk in (self.chunks[slot],)]
+
+    def _scores(self, slots: list[int] | slice, question: np.ndarray) -> np.ndarray:
+        """``1 - (embedding <=> question)`` of the chunks at ``slots``."""
+        query = np.asarray(question, dtype=np.float32)
+        dots = (self.embeddings[slots] @ query).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):  # a zero vector scores NaN, as in pgvector
+            similarity = np.clip(dots / np.sqrt(self.norms[slots].astype(np.float64) * float(np.dot(query, query))),
+                                 -1.0, 1.0)
+        return 1.0 - (1.0 - similarity)
 
 
 def chunk_rows_bound(chunks: int, text_and_vector_bytes: int) -> int:

@@ -52,17 +52,16 @@ class Walk:
 
 
 def walk_from_seeds(graph: EntityGraph, seeds: Mapping[int, SeedEntity], damping: float) -> Walk:
-    representative = graph.same_entity_groups()
-    group_place: dict[int, int] = {}
-    places = {e: group_place.setdefault(representative.get(e, e), len(group_place)) for e in graph.node_ids}
+    node_places, size = graph.same_entity_places()
+    places = dict(zip(graph.node_ids, node_places.tolist()))
     restart: dict[UUID, dict[int, float]] = {}
     for entity in seeds.values():
         if entity.weight > 0 and (place := places.get(entity.entity_id)) is not None:
             per_place = restart.setdefault(entity.corpus_id, {})
             per_place[place] = per_place.get(place, 0.0) + entity.weight
     total = sum(sum(p.values()) for p in restart.values())
-    ends, weights = graph.edge_arrays(np.fromiter(places.values(), np.int64, len(places)))
-    ranks = pagerank_of_edge_arrays(len(group_place), ends, weights, restart, damping)
+    ends, weights = graph.edge_arrays(node_places)
+    ranks = pagerank_of_edge_arrays(size, ends, weights, restart, damping)
     by_source = {corpus_id: sum(restart[corpus_id].values()) / total * ranks[corpus_id] for corpus_id in restart
                  if ranks[corpus_id] is not None}
-    return Walk(places=places, size=len(group_place), by_source=by_source)
+    return Walk(places=places, size=size, by_source=by_source)
