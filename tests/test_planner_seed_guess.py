@@ -4,6 +4,7 @@ confirm the guess: a search returns exactly what it returns without the guess. A
 failing on it, runs the chain again from the database's seeds. Real demo database, real stages."""
 import dataclasses
 
+from knowledge.retrieval.planner import seed_guess
 from knowledge.retrieval.planner.fault_injection import FailingStage
 from knowledge.retrieval.planner.planner import HybridPlanner
 from knowledge.retrieval.service import UnifiedRetrievalService
@@ -89,3 +90,16 @@ async def test_a_failure_on_the_guess_or_in_the_seeds_falls_back(demo_app):
     failing_seeds = await search(kapp, default.replacing("seeds", FailingStage(default.stage("seeds"))), corpora)
     assert failing_seeds.mode == "fallback" and failing_seeds.fallback_reason.startswith("seeds")
     assert [t.stage for t in failing_seeds.trace] == ["embed", "seeds", "legacy"]  # the chain on the guess is dropped
+
+
+async def test_corpora_too_large_to_scan_are_not_guessed(demo_app, monkeypatch):
+    kapp, corpora = demo_app
+    default = kapp.retrieval.planner
+    requested, _ = scope(corpora)
+    await kapp.retrieval.graph_snapshots.load(requested)
+    held = sum(len(g.chunks.chunks) for g in kapp.retrieval.planner.seed_guess.reads.snapshots_of(requested))
+    monkeypatch.setattr(seed_guess, "MAX_GUESSED_CHUNKS", held - 1)
+    unguessed = await search(kapp, default, corpora)
+    assert seeds_trace(unguessed).detail["graph_chain_ahead"] is False
+    monkeypatch.setattr(seed_guess, "MAX_GUESSED_CHUNKS", held)
+    assert seeds_trace(await search(kapp, default, corpora)).detail["graph_chain_ahead"] is True

@@ -8,6 +8,10 @@ seeds begin with the guessed chunks, the chain computed from the guess is the ch
 the planner keeps it; otherwise (a chunk written since the snapshot was read, a near tie that float rounding orders
 the other way) it runs the chain again from the database's seeds. The guess decides nothing on its own: what a
 search returns is always what the database's seeds give.
+
+The scan in memory grows with the corpora while an HNSW seed query does not, so past MAX_GUESSED_CHUNKS chunks (a
+millisecond or two of scanning, about what the seed query takes on corpora of that size) the planner does not
+guess, and the chain runs after the seeds.
 """
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ import numpy as np
 from knowledge.retrieval.planner.context import SeedHit
 from knowledge.retrieval.planner.graph_reads import GraphReads
 
+MAX_GUESSED_CHUNKS = 5_000  # over the searched corpora
+
 
 class SeedGuess:
     def __init__(self, reads: GraphReads, walk_seed_chunks: int) -> None:
@@ -27,9 +33,9 @@ class SeedGuess:
 
     def guess(self, effective: Sequence[UUID], embedding: np.ndarray) -> dict[UUID, list[SeedHit]] | None:
         """The first ``walk_seed_chunks`` seeds of every corpus as the snapshots see them (score 0: only the ranks are
-        read), or None when a corpus has no snapshot."""
+        read), or None when a corpus has no snapshot or the corpora hold too many chunks to scan."""
         graphs = self.reads.snapshots_of(effective)
-        if graphs is None:
+        if graphs is None or sum(len(graph.chunks.chunks) for graph in graphs) > MAX_GUESSED_CHUNKS:
             return None
         by_corpus = {graph.corpus_id: graph for graph in graphs}
         return {corpus_id: [SeedHit(chunk.id, corpus_id, rank, 0.0, chunk.source_uri) for rank, chunk in
