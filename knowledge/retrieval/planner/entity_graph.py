@@ -52,7 +52,7 @@ class EntityGraph:
     # edge_ids as places among the nodes, when the growth had them at hand (the compiled one does); otherwise
     # relation_ends() looks them up once
     edge_nodes: np.ndarray | None = None
-    bridge_nodes: np.ndarray | None = None  # bridge_edges' ends as places, likewise
+    bridge_nodes: np.ndarray | None = None  # bridge_edges' ends as places, once bridge_ends() looked them up
 
     @classmethod
     def of(cls, nodes: Mapping[int, GraphNode], relation_edges: Mapping[tuple[int, int], float],

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from knowledge.retrieval.planner.context import EntityBridge, SeedEntity
-from knowledge.retrieval.planner.entity_graph import EntityGraph, usable_bridges
+from knowledge.retrieval.planner.entity_graph import EntityGraph, bridges_between, usable_bridges
 from knowledge.retrieval.planner.neighbour_table import NeighbourTable
 
 
@@ -29,7 +29,6 @@ class Grown(NamedTuple):
     edge_ids: np.ndarray     # relation edges between nodes, as entity ids (low, high), with their largest weight
     edge_weights: np.ndarray
     edge_nodes: np.ndarray   # the same edges as the places of their (low, high) ends among the nodes
-    arrival_places: np.ndarray  # each arrival's target's place among the nodes, -1 when it did not join
 
 
 class _Lookup(Sequence):
@@ -167,11 +166,8 @@ def _grow(indptr, neighbour_rows, weights, corpus_codes, entity_ids, start_rows,
             edge_ids[unique, 0], edge_ids[unique, 1], edge_weights[unique] = low[i], high[i], weight[i]
             edge_nodes[unique, 0], edge_nodes[unique, 1] = node_at[edge_a[i]], node_at[edge_b[i]]
             unique += 1
-    arrival_places = np.empty(arrival_rows.shape[0], np.int64)
-    for k in range(arrival_rows.shape[0]):
-        arrival_places[k] = node_at[arrival_rows[k]]
     return (rows[:count], depths[:count], priorities[:count], node_corpus[:count], arrivals[:count], added_per_hop,
-            edge_ids[:unique], edge_weights[:unique], edge_nodes[:unique], arrival_places)
+            edge_ids[:unique], edge_weights[:unique], edge_nodes[:unique])
 
 
 @njit(cache=True)
@@ -244,15 +240,11 @@ def grow_over_table(seeds: Mapping[int, SeedEntity], bridges: Sequence[EntityBri
         arrival_rows, np.array(arrival_corpus, dtype=np.int64), np.array([b.hops for b in usable], dtype=np.int64),
         np.array([seeds[b.source_entity_id].weight * b.confidence for b in usable], dtype=np.float64),
         max_depth, per_hop))
-    # the bridges that reach a node (bridges_between), their ends as places: a seed's is its order among the starts
-    start_place = {entity_id: place for place, entity_id in enumerate(seeds)}
-    arrival_places = grown.arrival_places.tolist()
-    joined = [k for k, bridge in enumerate(usable) if arrival_places[k] >= 0 and bridge.confidence > 0]
-    return EntityGraph(
+    graph = EntityGraph(
         node_ids=table.entity_ids[grown.rows].tolist(), node_corpora=_Lookup(table.corpora, grown.corpus_codes),
         node_names=_GrownNames([s.name for s in starts], table.names, grown.rows, grown.arrivals, usable),
         node_depths=grown.depths.tolist(), node_priorities=grown.priorities.tolist(), edge_ids=grown.edge_ids,
-        edge_weights=grown.edge_weights, bridge_edges=[usable[k] for k in joined],
-        added_per_hop=grown.added_per_hop.tolist(), edge_nodes=grown.edge_nodes,
-        bridge_nodes=np.array([(start_place[usable[k].source_entity_id], arrival_places[k]) for k in joined],
-                              dtype=np.int64).reshape(-1, 2))
+        edge_weights=grown.edge_weights, bridge_edges=[], added_per_hop=grown.added_per_hop.tolist(),
+        edge_nodes=grown.edge_nodes)
+    graph.bridge_edges = bridges_between(usable, graph.node_at)
+    return graph

@@ -20,7 +20,6 @@ from knowledge.retrieval.planner.entity_graph import Neighbour
 class NeighbourTable:
     entity_ids: np.ndarray             # int64, by row
     rows_by_id: np.ndarray             # int64: the rows in the order of their entity ids (a lookup by binary search)
-    sorted_ids: np.ndarray             # int64: entity_ids[rows_by_id], what the search reads (one array, not two)
     corpus_codes: np.ndarray           # int64, by row: the place of its corpus in ``corpora``
     corpora: tuple[UUID, ...]
     names: Sequence[str | None]        # by row: the canonical name, known for every entity that is a neighbour
@@ -52,7 +51,7 @@ class NeighbourTable:
                 rows.append(neighbour_row)
                 weights.append(weight)
         entity_array = np.array(ids, dtype=np.int64)
-        return cls(entity_ids=entity_array, **_lookup(entity_array),
+        return cls(entity_ids=entity_array, rows_by_id=np.argsort(entity_array),
                    corpus_codes=np.zeros(len(ids), dtype=np.int64), corpora=(corpus_id,), names=names,
                    indptr=np.cumsum(counts), neighbour_rows=np.array(rows, dtype=np.int64),
                    weights=np.array(weights, dtype=np.float64))
@@ -66,7 +65,7 @@ class NeighbourTable:
         edge_offsets = np.cumsum([0] + [len(t.neighbour_rows) for t in tables])
         entity_ids = np.concatenate([t.entity_ids for t in tables])
         return cls(
-            entity_ids=entity_ids, **_lookup(entity_ids),
+            entity_ids=entity_ids, rows_by_id=np.argsort(entity_ids),
             corpus_codes=np.concatenate([np.full(len(t.entity_ids), code, dtype=np.int64)
                                          for code, t in enumerate(tables)]),
             corpora=tuple(c for t in tables for c in t.corpora), names=[n for t in tables for n in t.names],
@@ -84,7 +83,7 @@ class NeighbourTable:
         wanted = np.asarray(entity_ids, dtype=np.int64)
         if not len(self.entity_ids):
             return None if len(wanted) else wanted
-        at = np.searchsorted(self.sorted_ids, wanted)
+        at = np.searchsorted(self.entity_ids, wanted, sorter=self.rows_by_id)
         rows = self.rows_by_id[np.minimum(at, len(self.entity_ids) - 1)]
         return rows if np.array_equal(self.entity_ids[rows], wanted) else None
 
@@ -100,11 +99,3 @@ class NeighbourTable:
                 for neighbour_id, code, at, weight in zip(self.entity_ids[rows].tolist(),
                                                           self.corpus_codes[rows].tolist(), rows.tolist(),
                                                           self.weights[start:end].tolist())]
-
-
-def _lookup(entity_ids: np.ndarray) -> dict[str, np.ndarray]:
-    """The rows by entity id and the ids in that order: a binary search over the sorted ids reads nearby ids at its
-    last steps, where one through ``rows_by_id`` read every probed id from a random place (a search runs with
-    its snapshots out of the CPU caches, so every place read is a miss)."""
-    rows_by_id = np.argsort(entity_ids)
-    return {"rows_by_id": rows_by_id, "sorted_ids": entity_ids[rows_by_id]}

@@ -51,8 +51,7 @@ class RelationEvidence:
     """One corpus's relations with a non-empty evidence vector, each in a slot (its index in ``relations``)."""
     corpus_id: UUID
     relations: list[Relation] = field(default_factory=list)
-    by_entity: dict[int, list[int]] = field(default_factory=dict)  # entity -> slots of its relations
-    # once sealed, the same as arrays: the slots of entity_keys[k] are entity_slots[entity_pointers[k]:...[k + 1]]
+    # once sealed, the slots of the relations of entity entity_keys[k] are entity_slots[entity_pointers[k]:...[k + 1]]
     entity_keys: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     entity_pointers: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
     entity_slots: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -65,6 +64,7 @@ class RelationEvidence:
     slots: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     counts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     _loading: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict)
+    _loading_entities: dict[int, list[int]] = field(default_factory=dict)  # entity -> slots of its relations
 
     @property
     def rows(self) -> int:
@@ -73,27 +73,29 @@ class RelationEvidence:
     def add(self, relation: Relation, lexemes: Iterable[str], position_counts: Iterable[int]) -> None:
         slot = len(self.relations)
         self.relations.append(relation)
-        self.by_entity.setdefault(relation.source_entity_id, []).append(slot)
+        self._loading_entities.setdefault(relation.source_entity_id, []).append(slot)
         if relation.target_entity_id != relation.source_entity_id:
-            self.by_entity.setdefault(relation.target_entity_id, []).append(slot)
+            self._loading_entities.setdefault(relation.target_entity_id, []).append(slot)
         for lexeme, count in zip(lexemes, position_counts):
             slots, counts = self._loading.setdefault(lexeme, ([], []))
             slots.append(slot)
             counts.append(count)
 
     def seal(self) -> None:
-        """Turn the postings added into the arrays."""
+        """Turn the postings and the relations by entity added into the arrays."""
         loading = [(lexeme, slots, counts) for lexeme, (slots, counts) in self._loading.items()]
         self.lexeme_rows = {lexeme: row for row, (lexeme, _, _) in enumerate(loading)}
         self.pointers = np.cumsum([0] + [len(slots) for _, slots, _ in loading], dtype=np.int64)
         self.slots = np.fromiter(chain.from_iterable(slots for _, slots, _ in loading), np.int32, self.pointers[-1])
         self.counts = np.fromiter(chain.from_iterable(counts for _, _, counts in loading), np.int32, self.pointers[-1])
         self._loading.clear()
-        keys = sorted(self.by_entity)
+        by_entity = self._loading_entities
+        keys = sorted(by_entity)
         self.entity_keys = np.array(keys, dtype=np.int64)
-        self.entity_pointers = np.cumsum([0] + [len(self.by_entity[k]) for k in keys], dtype=np.int64)
-        self.entity_slots = np.fromiter(chain.from_iterable(self.by_entity[k] for k in keys), np.int64,
+        self.entity_pointers = np.cumsum([0] + [len(by_entity[k]) for k in keys], dtype=np.int64)
+        self.entity_slots = np.fromiter(chain.from_iterable(by_entity[k] for k in keys), np.int64,
                                         self.entity_pointers[-1])
+        by_entity.clear()
         self.relation_ids = np.array([r.id for r in self.relations], dtype=np.int64)
         self.relation_lengths = np.array([r.length for r in self.relations], dtype=np.int64)
 
