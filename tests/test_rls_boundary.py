@@ -5,6 +5,7 @@ row of the forbidden corpus comes back."""
 from __future__ import annotations
 
 import itertools
+import re
 import os
 import uuid
 from typing import AsyncIterator
@@ -177,3 +178,131 @@ def test_the_one_round_trip_begin_takes_only_corpus_ids_and_a_proof():
     for bad_ids, bad_proof in [("{x'); SELECT 1; --}", proof), (ids, proof + "'"), (ids, proof[:-1]), ("", proof)]:
         with pytest.raises(ValueError):
             begin_bound_sql(bad_ids, bad_proof)
+
+
+# --- temporary tables (issue 48 item 1) -------------------------------------------------------------------------
+# A temporary relation is found before pg_catalog and public unless pg_temp is named last in the search path, so a
+# SECURITY DEFINER function whose path omits it reads the caller's temp table instead of the owner's table.
+
+SAFE_SEARCH_PATH = "search_path=pg_catalog, public, pg_temp"
+
+
+async def definer_relations(conn: asyncpg.Connection) -> list[tuple[str, str]]:
+    """(schema, name) of every table or view of public and pg_catalog whose name a SECURITY DEFINER function of
+    public mentions: what a temp table could try to shadow inside it."""
+    bodies = await conn.fetch("SELECT p.prosrc FROM pg_catalog.pg_proc p "
+                              "JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace "
+                              "WHERE n.nspname = 'public' AND p.prosecdef")
+    words = set(re.findall(r"[a-z_][a-z0-9_]*", " ".join(r["prosrc"] for r in bodies).lower()))
+    relations = await conn.fetch("SELECT n.nspname, c.relname FROM pg_catalog.pg_class c "
+                                 "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                                 "WHERE n.nspname IN ('public', 'pg_catalog') AND c.relkind IN ('r', 'v', 'm', 'p') "
+                                 "ORDER BY 1, 2")
+    return [(r["nspname"], r["relname"]) for r in relations if r["relname"] in words]
+
+
+async def shadow(conn: asyncpg.Connection, schema: str, name: str) -> bool:
+    """A temp table named like ``schema.name`` with its columns; a catalog's copy is forged to say the caller is a
+    superuser that owns everything, the binding key's to hold a secret the caller knows. False: it cannot be made
+    (a pseudo-typed column)."""
+    columns = await conn.fetch("SELECT quote_ident(attname) AS name, pg_catalog.format_type(atttypid, atttypmod) AS type "
+                               "FROM pg_catalog.pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 "
+                               "AND NOT attisdropped ORDER BY attnum", f'"{schema}"."{name}"')
+    try:
+        await conn.execute(f'CREATE TEMP TABLE "{name}" ({", ".join(f"{c[0]} {c[1]}" for c in columns)})')
+    except asyncpg.PostgresError:
+        return False
+    names = {c["name"] for c in columns}
+    if name == "ne_binding_key":
+        await conn.execute('INSERT INTO pg_temp.ne_binding_key VALUES (true, $1)', FORGED_KEY)
+    elif schema == "pg_catalog":
+        await conn.execute(f'INSERT INTO pg_temp."{name}" SELECT * FROM pg_catalog."{name}"')
+        for column in names & {"rolsuper", "rolbypassrls", "rolinherit", "rolcanlogin"}:
+            await conn.execute(f'UPDATE pg_temp."{name}" SET {column} = true')
+        if "relowner" in names:
+            await conn.execute(f'UPDATE pg_temp."{name}" SET relowner = '
+                               "(SELECT oid FROM pg_catalog.pg_roles WHERE rolname = session_user)")
+    return True
+
+
+FORGED_KEY = "the attacker's own secret"
+
+
+async def test_the_retrieval_login_cannot_create_temporary_tables(two_corpora, analyst):
+    kapp, _, _ = two_corpora
+    for role in (RETRIEVAL_LOGIN, analyst):
+        conn = await open_as(kapp, role)
+        try:
+            assert await refused(conn, "CREATE TEMP TABLE ne_binding_key (singleton bool, secret text)"), role
+        finally:
+            await conn.close()
+
+
+async def test_temp_tables_shadow_nothing_a_definer_function_reads(two_corpora, embedder):
+    """Even where TEMP was granted again (a DBA's GRANT, a server's defaults), a temp table named like any table or
+    catalog the definer functions read changes nothing they return."""
+    kapp, allowed, forbidden = two_corpora
+    embedding = embedder.embed(["Nightingale Tidepool"])[0]
+    async with kapp.db.connection() as owner:
+        database = await owner.fetchval("SELECT current_database()")
+        await owner.execute(f'GRANT TEMPORARY ON DATABASE "{database}" TO {RETRIEVAL_LOGIN}')
+        forbidden_entities = [r["id"] for r in await owner.fetch("SELECT id FROM kg_entity WHERE corpus_id = $1",
+                                                                 forbidden)]
+    assert forbidden_entities
+    conn = await open_as(kapp, RETRIEVAL_LOGIN)
+    try:
+        relations = await definer_relations(conn)
+        assert {("public", "ne_binding_key"), ("pg_catalog", "pg_roles"), ("pg_catalog", "pg_class"),
+                ("public", "knowledge"), ("public", "kg_entity_alias")} <= set(relations)
+        shadowed = [relation for relation in relations if await shadow(conn, *relation)]
+        assert ("public", "ne_binding_key") in shadowed and ("pg_catalog", "pg_roles") in shadowed
+        ids = corpus_ids_text([forbidden])
+        forged = binding_proof(FORGED_KEY, conn.get_server_pid(), ids)
+        await conn.execute("SELECT set_config('negentropy.accessible_corpus_ids', $1, false)", ids)
+        await conn.execute("SELECT set_config('negentropy.accessible_corpus_proof', $1, false)", forged)
+        assert await forbidden_rows(conn, forbidden, embedding) == 0
+        assert await refused(conn, BIND_SQL, ids, forged)
+        assert await conn.fetchval("SELECT count(*) FROM ne_entity_bridges($1::bigint[], $2::uuid[])",
+                                   forbidden_entities, [allowed, forbidden]) == 0
+        assert await conn.fetchval("SELECT cardinality(ne_accessible_corpus_ids())") == 0
+    finally:
+        await conn.close()
+
+
+async def test_every_function_with_a_search_path_searches_pg_temp_last(kapp):
+    async with kapp.db.connection() as owner:
+        rows = await owner.fetch(
+            "SELECT p.oid::regprocedure::text AS name, p.prosecdef, "
+            "       (SELECT c FROM unnest(p.proconfig) AS c WHERE c LIKE 'search_path=%') AS path "
+            "FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace "
+            "WHERE n.nspname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend d "
+            "       WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')")
+    definers = [r for r in rows if r["prosecdef"]]
+    assert len(definers) >= 10
+    wrong = [(r["name"], r["path"]) for r in rows
+             if (r["prosecdef"] or r["path"] is not None) and r["path"] != SAFE_SEARCH_PATH]
+    assert wrong == []
+
+
+async def test_a_reader_counts_only_the_members_it_may_see(two_corpora):
+    """Both corpora mention Kestrel Labs: bound to one, the canonical's member count and degree (which add up every
+    corpus) are not the reader's to read; its visible members are."""
+    kapp, allowed, _ = two_corpora
+    async with kapp.db.connection() as owner:
+        canonical_id, members = await owner.fetchrow(
+            "SELECT id, member_count FROM kg_entity_canonical WHERE canonical_name_normalized = 'kestrellabs'")
+        key = await read_binding_key(owner)
+    assert members == 2
+    conn = await open_as(kapp, RETRIEVAL_LOGIN)
+    try:
+        async with conn.transaction():
+            ids = corpus_ids_text([allowed])
+            await conn.execute(BIND_SQL, ids, binding_proof(key, conn.get_server_pid(), ids))
+            assert await conn.fetchval("SELECT canonical_name FROM kg_entity_canonical WHERE id = $1",
+                                       canonical_id) == "Kestrel Labs"
+            assert await conn.fetchval("SELECT count(*) FROM kg_entity_alias WHERE canonical_id = $1",
+                                       canonical_id) == 1
+        for column in ("member_count", "degree", "*"):
+            assert await refused(conn, f"SELECT {column} FROM kg_entity_canonical"), column
+    finally:
+        await conn.close()
