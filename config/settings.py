@@ -18,7 +18,13 @@ ADK_DEV_USERS_WARNING = ("NE_ADK_DEV_USERS is on: the ADK dev users 'user' (adk 
 
 
 class FeatureFlags(BaseModel):
+    """The planner's rollout (docs/design.md section 6): off, or on for some apps and a stable share of people."""
+
     enable_cross_corpus_kg: bool = True
+    # apps whose searches may take the planner; empty: every app
+    planner_apps: list[str] = Field(default_factory=list)
+    # share of people (by a stable hash of their id, so a person always gets the same path) on the planner
+    planner_percent: float = Field(default=100.0, ge=0.0, le=100.0)
 
 
 class PlannerSettings(BaseModel):

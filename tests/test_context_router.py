@@ -184,3 +184,29 @@ def test_cli_search_as_a_person_with_explain(ctx_app, monkeypatch, tmp_path):
         assert unknown.exit_code == 1 and "unknown person 'mallory'" in unknown.output
     finally:
         reset_settings_cache()
+
+
+class _RecordingConnector:
+    """The production connector, noting who each request searches for (the rollout's key)."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.people = inner, inner.name, []
+
+    async def search(self, request: ConnectorRequest) -> ConnectorResult:
+        self.people.append(request.person_id)
+        return await self.inner.search(request)
+
+
+async def test_every_search_of_a_request_carries_the_person_for_the_rollout(ctx_app):
+    guard = ctx_app.router.guard
+    recorder = _RecordingConnector(guard.connector)
+    guard.connector = recorder
+    try:
+        await ctx_app.router.search("Which vector engine does Helios use for nearest-neighbour lookups, and who "
+                                    "developed it?", person_id="kenji")  # routing probes, bridge probes, the search
+        await ctx_app.router.search("What is the parental leave policy?", person_id="maria", corpus_names=["papers"])
+        await ctx_app.router.search("What is the parental leave policy?", person_id=None, corpus_names=["papers"])
+    finally:
+        guard.connector = recorder.inner
+    assert len(recorder.people) > 3
+    assert set(recorder.people[:-2]) == {"kenji"} and recorder.people[-2:] == ["maria", None]

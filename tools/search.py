@@ -114,8 +114,9 @@ async def search_knowledge_graph_with_papers(query: str, tool_context: ToolConte
     if not query.strip():
         return {"status": "failed", "error": "the query is empty"}
     scope = await resolve_tool_scope(tool_context, corpus_ids)
+    person_id = (await scope.kapp.access.resolve_user(tool_context.user_id)).person_id
     response = await scope.kapp.retrieval.search(query, scope.requested, scope.accessible, limit=PAPER_SEARCH_LIMIT,
-                                                 strict_scope=_strict_scope(tool_context))
+                                                 strict_scope=_strict_scope(tool_context), person_id=person_id)
     papers: dict[tuple[str, str], dict[str, Any]] = {}
     for hit in response.hits:
         paper = _paper_of(hit)

@@ -72,6 +72,8 @@ class CanonicalLayer:
         if new_chunks:
             async with self.db.connection() as conn:
                 lag = await q.select_seconds_since_chunks_landed(conn, [c.id for c in new_chunks], corpus.id)
+                if lag is not None:
+                    await q.insert_build_lag(conn, corpus.app_name, max(lag, 0.0))
             if lag is not None:
                 canonical_build_lag_seconds.observe(max(lag, 0.0))
         logger.info("canonical links for %s: %s (%d kept, %d bridges written)", corpus.name, dict(report.links),

@@ -32,6 +32,7 @@ class ConnectorRequest:
     accessible_corpus_ids: tuple[UUID, ...]  # what the caller may read (graph expansion stays inside it)
     limit: int
     strict_scope: bool = False
+    person_id: str | None = None             # who searches (the rollout's choice of path); None: the operator
 
 
 @dataclass
@@ -55,7 +56,7 @@ class PostgresConnector:
     async def search(self, request: ConnectorRequest) -> ConnectorResult:
         response = await self.retrieval.search(
             request.query, list(request.corpus_ids), list(request.accessible_corpus_ids), limit=request.limit,
-            strict_scope=request.strict_scope)
+            strict_scope=request.strict_scope, person_id=request.person_id)
         return ConnectorResult(response.hits, response)
 
 

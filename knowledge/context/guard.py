@@ -45,7 +45,7 @@ class PermissionGuard:
         self.connector = connector
 
     async def search(self, query: str, corpus_ids: Iterable[object] | None, accessible_corpus_ids: Iterable[object],
-                     *, limit: int = 10, strict_scope: bool = False) -> GuardedResult:
+                     *, limit: int = 10, strict_scope: bool = False, person_id: str | None = None) -> GuardedResult:
         """Search ``corpus_ids`` ∩ ``accessible_corpus_ids`` (None: every accessible corpus) through the connector."""
         if accessible_corpus_ids is None:
             raise TypeError("accessible_corpus_ids is required")
@@ -54,7 +54,8 @@ class PermissionGuard:
         name = self.connector.name
         if scope.is_empty or not query.strip():
             return GuardedResult([], name, rejected_corpus_ids=scope.rejected)
-        result = await self.connector.search(ConnectorRequest(query, scope.effective, accessible, limit, strict_scope))
+        result = await self.connector.search(ConnectorRequest(query, scope.effective, accessible, limit, strict_scope,
+                                                                person_id))
         primary_allowed = set(scope.effective)
         expanded_allowed = primary_allowed if strict_scope else set(accessible)
         hits, embeddings, dropped = await self._verify(result.hits, primary_allowed, expanded_allowed)

@@ -124,6 +124,10 @@ class ResolvedView:
         return [g.library for g in self.grants if any(c.id == corpus_id for c in self.corpora_of(g.library.id))]
 
     @property
+    def person_id(self) -> str | None:
+        return self.person.id if self.person else None
+
+    @property
     def who(self) -> str:
         return self.person.id if self.person else "local operator"
 

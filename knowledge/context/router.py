@@ -263,7 +263,8 @@ class ContextRouter:
         if corpus_ids is None:
             decision = await self.route(query, view, task_kind)
             corpus_ids = decision.corpus_ids
-        guarded = await self.guard.search(query, corpus_ids, accessible, limit=limit, strict_scope=strict_scope)
+        guarded = await self.guard.search(query, corpus_ids, accessible, limit=limit, strict_scope=strict_scope,
+                                          person_id=view.person_id)
         gap = decision.gap if decision else await self._gap_in_named(query, view, guarded)
         if gap is not None:
             context_knowledge_gaps_total.labels(reason=gap.reason).inc()
@@ -287,7 +288,7 @@ class ContextRouter:
         stats, entity_hits, probes, profiles = await asyncio.gather(
             self._stats(accessible), self._entity_matches(accessible, entities),
             asyncio.gather(*(self.guard.search(query, c.corpus_ids, accessible, limit=self.settings.probe_limit,
-                                               strict_scope=True) for c in candidates)),
+                                               strict_scope=True, person_id=view.person_id) for c in candidates)),
             self._profiles([c.library for c in candidates]))
         terms = query_terms(query)
         rules = [r for r in topology.routing_rules if rule_matches(r, task, query)]
@@ -297,7 +298,7 @@ class ContextRouter:
         candidates.sort(key=lambda c: (-c.total, c.library.id))
         selected = self._select(candidates)
         if len(selected) < self.settings.max_libraries and needs_graph_expansion(classify_query(query), 2):
-            await self._follow_evidence_entities(candidates, selected, accessible, query, entities)
+            await self._follow_evidence_entities(candidates, selected, view, query, entities)
             if len(selected) == 1:
                 self._add_second_for_bridges(candidates, selected)
         context_routed_libraries.observe(len(selected))
@@ -362,7 +363,7 @@ class ContextRouter:
         return selected
 
     async def _follow_evidence_entities(self, ranked: list[LibraryScore], selected: list[LibraryScore],
-                                        accessible: list[UUID], query: str, query_entities: tuple[str, ...]) -> None:
+                                        view: ResolvedView, query: str, query_entities: tuple[str, ...]) -> None:
         """A connective question asks about an entity it only describes ("the vendor the Atlas team picked"): the
         chosen libraries' best evidence names it ("Cobalt Systems"), and the answer about it may sit in another
         library that looks nothing like the question. Every other library whose graph holds an entity named by
@@ -372,6 +373,7 @@ class ContextRouter:
         others = [c for c in ranked if c not in selected]
         if not evidence_chunks or not others:
             return
+        accessible = view.accessible_corpus_ids
         async with self.db.scoped(accessible) as conn:
             named = await context_queries.select_chunk_entities(conn, accessible, evidence_chunks)
         asked = [normalize_name(query)] + [normalize_name(e) for e in query_entities]
@@ -394,14 +396,14 @@ class ContextRouter:
                 break
             selected.append(c)
             joined.append((c, names))
-        await asyncio.gather(*(self._probe_bridge(c, names, query, accessible) for c, names in joined))
+        await asyncio.gather(*(self._probe_bridge(c, names, query, view) for c, names in joined))
 
-    async def _probe_bridge(self, c: LibraryScore, names: list[str], query: str, accessible: list[UUID]) -> None:
+    async def _probe_bridge(self, c: LibraryScore, names: list[str], query: str, view: ResolvedView) -> None:
         """The second hop's probe: the question with the bridge entities named, in the library that holds them."""
         hop_query = f"{query} {' '.join(names)}"
         hop_vector = await self.query_cache.embed(hop_query)
-        probe = await self.guard.search(hop_query, c.corpus_ids, accessible, limit=self.settings.probe_limit,
-                                        strict_scope=True)
+        probe = await self.guard.search(hop_query, c.corpus_ids, view.accessible_corpus_ids,
+                                        limit=self.settings.probe_limit, strict_scope=True, person_id=view.person_id)
         own = set(c.corpus_ids)
         c.bridge_probe = _cosine_max(hop_vector, (probe.embeddings[h.chunk_id] for h in probe.hits
                                                   if h.corpus_id in own))

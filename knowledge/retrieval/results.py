@@ -73,3 +73,4 @@ class RetrievalResponse:
     trace: list[StageTrace] = field(default_factory=list)
     fallback_reason: str | None = None
     rejected_corpus_ids: list[str] = field(default_factory=list)
+    rollout_path: str = "planner"  # the path the rollout flags gave the person: "planner" | "legacy"

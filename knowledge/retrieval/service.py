@@ -1,6 +1,7 @@
 """UnifiedRetrievalService: the one retrieval entry point (permission scope, routing, timeout, fallback).
 
-Routing (DESIGN.md section 3): feature flag off or no corpus mentioned -> legacy search; one corpus ->
+Routing (DESIGN.md section 3): feature flag off (or the person outside its rollout) or no corpus mentioned ->
+legacy search; one corpus ->
 planner, dense seeds and entity hops inside the corpus; several -> planner with per-corpus seeds, entity hops
 and cross-corpus graph expansion. Only overview questions skip the graph; whether graph evidence makes the
 results is decided at rerank, where dense's best chunks keep their places. Callers only say which corpora;
@@ -32,6 +33,7 @@ from knowledge.retrieval.planner.run_log import record_run
 from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.query_intent import QueryKind, classify_query, follows_entities
 from knowledge.retrieval.results import BridgePath, RetrievalResponse, SearchHit, StageTrace
+from knowledge.retrieval.rollout import rollout_path
 from knowledge.retrieval.scope import Scope, effective_scope, parse_corpus_id
 
 logger = logging.getLogger(__name__)
@@ -71,11 +73,13 @@ class UnifiedRetrievalService:
             logger.warning("could not refresh planner table statistics: %s: %s", type(exc).__name__, exc)
 
     async def search(self, query: str, corpus_ids: Iterable[object] | None, accessible_corpus_ids: Iterable[object],
-                     *, limit: int = 10, strict_scope: bool = False) -> RetrievalResponse:
+                     *, limit: int = 10, strict_scope: bool = False, person_id: str | None = None
+                     ) -> RetrievalResponse:
         """Search ``corpus_ids`` ∩ ``accessible_corpus_ids`` (``corpus_ids`` None: every accessible corpus).
 
         ``strict_scope``: graph expansion stays inside the mentioned corpora. Without it, expansion may also
         bring graph-expanded evidence (never primary) from accessible corpora that were not mentioned.
+        ``person_id``: who searches, for the rollout flags' choice of path (knowledge/retrieval/rollout.py).
         Never raises for retrieval failures; only for a missing ``accessible_corpus_ids`` or a bad ``limit``.
         """
         if accessible_corpus_ids is None:
@@ -88,13 +92,15 @@ class UnifiedRetrievalService:
         requested = None if corpus_ids is None else list(corpus_ids)
         scope = effective_scope(requested, accessible)
         kind = classify_query(query)
+        path = rollout_path(self.settings.knowledge_feature_flags, self.settings.app_name, person_id)
         if scope.is_empty or not query.strip():
             response = RetrievalResponse(hits=[], mode="empty", query_kind=kind.value)
-        elif requested is None or not self.settings.knowledge_feature_flags.enable_cross_corpus_kg:
+        elif requested is None or path == "legacy":
             response = await self._legacy(query, kind, scope, limit)
         else:
             response = await self._planned(query, kind, scope, accessible, limit, strict_scope)
         response.rejected_corpus_ids = list(scope.rejected)
+        response.rollout_path = path
         self._observe(response)
         self.db.write_later(record_run(self.db, response, len(scope.effective), time.perf_counter() - started))
         return response

@@ -249,15 +249,18 @@ class PlannerRunRow:
     fallback_reason: str | None
     stage_seconds: dict[str, float]
     total_seconds: float
+    rollout_path: str = "planner"
 
 
 async def insert_planner_run(conn: asyncpg.Connection, row: PlannerRunRow) -> None:
     await conn.execute(
         """INSERT INTO planner_run (app_name, mode, query_kind, corpus_count, expansion_used, hit_count,
-                                    expanded_hit_count, path_lengths, fallback_reason, stage_seconds, total_seconds)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::int[], $9, $10::jsonb, $11)""",
+                                    expanded_hit_count, path_lengths, fallback_reason, stage_seconds, total_seconds,
+                                    rollout_path)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::int[], $9, $10::jsonb, $11, $12)""",
         row.app_name, row.mode, row.query_kind, row.corpus_count, row.expansion_used, row.hit_count,
         row.expanded_hit_count, row.path_lengths, row.fallback_reason, row.stage_seconds, row.total_seconds,
+        row.rollout_path,
     )
 
 
@@ -315,6 +318,35 @@ async def select_planner_run_stats(conn: asyncpg.Connection, app_name: str, wind
         path_length_p99=paths["p99"], stage_p50={r["stage"]: r["p50"] for r in stages},
         stage_p95={r["stage"]: r["p95"] for r in stages},
     )
+
+
+@dataclass(frozen=True)
+class RolloutPathStats:
+    path: str
+    runs: int
+    planner_runs: int
+    runs_with_expanded_evidence: int
+    fallbacks: int
+    routed_to_planner: int
+    total_p99: float | None
+
+
+async def select_rollout_path_stats(conn: asyncpg.Connection, app_name: str, window: int) -> list[RolloutPathStats]:
+    """The latest ``window`` runs of ``app_name`` per rollout path (planner first)."""
+    rows = await conn.fetch(
+        """WITH recent AS (SELECT * FROM planner_run WHERE app_name = $1 ORDER BY created_at DESC, id DESC LIMIT $2)
+           SELECT rollout_path, count(*) AS runs,
+                  count(*) FILTER (WHERE mode = 'planner') AS planner_runs,
+                  count(*) FILTER (WHERE mode = 'planner' AND expanded_hit_count > 0) AS expanded_runs,
+                  count(*) FILTER (WHERE mode = 'fallback') AS fallbacks,
+                  count(*) FILTER (WHERE mode IN ('planner', 'fallback')) AS routed,
+                  percentile_cont(0.99) WITHIN GROUP (ORDER BY total_seconds) AS total_p99
+           FROM recent GROUP BY rollout_path ORDER BY rollout_path DESC""",
+        app_name, window,
+    )
+    return [RolloutPathStats(r["rollout_path"], r["runs"], r["planner_runs"], r["expanded_runs"], r["fallbacks"],
+                             r["routed"], r["total_p99"]) for r in rows]
+
 
 
 # Tables the planner's reads plan against; their statistics must not lag behind a bulk ingest.

@@ -49,6 +49,10 @@ from knowledge.db.queries.canonical.aliases import (  # noqa: F401
     select_seconds_since_chunks_landed,
     touch_aliases,
 )
+from knowledge.db.queries.canonical.build_lag import (  # noqa: F401
+    insert_build_lag,
+    select_build_lag_percentiles,
+)
 from knowledge.db.queries.canonical.reviews import (  # noqa: F401
     NewReview,
     count_pending_reviews,
