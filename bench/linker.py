@@ -21,7 +21,7 @@ from bench.harness import Timer, print_table, scratch_app
 from cli.demo import build_demo_corpora
 from knowledge.canonical.layer import CanonicalStats
 from knowledge.db.queries.canonical import LINK_METHODS
-from knowledge.graph.normalize import normalize_name
+from knowledge.names import normalize_name
 
 TYPES = ("ORG", "PERSON", "PRODUCT", "PLACE", "CONCEPT")
 _WORDS = ("Aurora", "Cobalt", "Lumen", "Helios", "Atlas", "Orion", "Quill", "Tidepool", "Meridian", "Kestrel",

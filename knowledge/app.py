@@ -13,8 +13,7 @@ from config import Settings, get_settings
 from knowledge import offload
 from knowledge.canonical.layer import CanonicalLayer
 from knowledge.context.cards import KnowledgeCards
-from knowledge.context.connectors import CONNECTOR_NAMES, PostgresConnector, SearchConnector, \
-    UnsafeUnfilteredConnector
+from knowledge.context.connectors import CONNECTOR_NAMES, PostgresConnector, SearchConnector, UnsafeUnfilteredConnector
 from knowledge.context.permissions import AccessResolver
 from knowledge.context.router import ContextRouter
 from knowledge.context.topology import load_topology
@@ -22,13 +21,13 @@ from knowledge.corpora import Corpus, CorpusRegistry
 from knowledge.db.database import Database
 from knowledge.embedding import Embedder, QueryEmbeddingCache, get_embedder
 from knowledge.gateway import ToolGateway, gateway_for
-from knowledge.graph.builder import GraphBuildReport, GraphBuilder
-from knowledge.graph.global_search import GlobalSearchResult, search_knowledge_graph_global
+from knowledge.graph.builder import GraphBuilder, GraphBuildReport
 from knowledge.heap import freeze_long_lived
 from knowledge.ingest.documents import Document
 from knowledge.ingest.pipeline import IngestPipeline, IngestReport, IngestStage, NewChunk
 from knowledge.ingest.progress import ProgressMode
 from knowledge.pg_text import clean_text
+from knowledge.retrieval.global_search import GlobalSearchResult, search_knowledge_graph_global
 from knowledge.retrieval.legacy import legacy_search
 from knowledge.retrieval.results import SearchHit
 from knowledge.retrieval.service import UnifiedRetrievalService

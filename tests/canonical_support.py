@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from knowledge.corpora import Corpus
-from knowledge.graph.normalize import normalize_name
+from knowledge.names import normalize_name
 
 DIM = 384
 

@@ -2,7 +2,7 @@
 import pytest
 
 from knowledge.db.queries import graph as gq
-from knowledge.graph.global_search import search_knowledge_graph_global
+from knowledge.retrieval.global_search import search_knowledge_graph_global
 
 THEMES = "What are the main themes and overall priorities across our projects?"
 

@@ -5,14 +5,19 @@ import numpy as np
 
 from knowledge.graph.collect import ChunkText, EntityGroup, MentionSpan, collect
 from knowledge.graph.extraction import OfflineExtractor
-from knowledge.graph.merge_plan import (ExistingEntity, exact_match_is_decisive, find_exact_matches, new_records,
-                                        plan_merges)
+from knowledge.graph.merge_plan import (
+    ExistingEntity,
+    exact_match_is_decisive,
+    find_exact_matches,
+    new_records,
+    plan_merges,
+)
 from knowledge.graph.naming import display_name, informative_candidates, prefilter_keys, unique_canonical_names
 from knowledge.graph.resolution import EntityResolver
 
 
 def _group(name: str, entity_type: str, mentions: int = 1, neighbours=()) -> EntityGroup:
-    from knowledge.graph.normalize import normalize_name
+    from knowledge.names import normalize_name
 
     chunk = sum(map(ord, name))  # a chunk of its own per name
     return EntityGroup(normalize_name(name), entity_type, Counter({name: mentions}),

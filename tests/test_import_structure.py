@@ -11,6 +11,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("config", "knowledge", "tools", "agents", "cli")
 # A package may import from its own layer and the layers below it, never from a layer above.
 LAYERS = {"config": 0, "knowledge": 1, "tools": 2, "agents": 2, "cli": 3}
+# Inside knowledge/ the same rule: storage at the bottom, the servers at the top. Its top-level modules (text
+# cleaning, names, corpus ids, embedding, metrics, offload, heap) serve every part and are layer 0.
+KNOWLEDGE_LAYERS = {"db": 1, "corpora": 1, "ingest": 2, "graph": 2, "canonical": 3, "retrieval": 4, "context": 5,
+                    "gateway": 6, "mcp_server": 7, "app": 8}
 COMPOSITION_ROOT = "knowledge.app"
 
 
@@ -112,6 +116,24 @@ def test_dependencies_point_down_the_layers():
     upward = sorted(f"{name} -> {target}" for name, imports in import_graph().items() for target in imports
                     if LAYERS[target.split(".")[0]] > LAYERS[name.split(".")[0]])
     assert not upward, "imports from a lower layer back up:\n" + "\n".join(upward)
+
+
+def knowledge_layer(module: str) -> int:
+    part = module.split(".")[1] if module.count(".") else ""
+    return KNOWLEDGE_LAYERS.get(part, 0)
+
+
+def test_inside_knowledge_dependencies_point_down_its_layers():
+    upward = sorted(f"{name} -> {target}" for name, imports in import_graph().items() for target in imports
+                    if name.startswith("knowledge.") and target.startswith("knowledge.")
+                    and knowledge_layer(target) > knowledge_layer(name))
+    assert not upward, "knowledge/ imports back up its layers:\n" + "\n".join(upward)
+
+
+def test_knowledge_layers_name_every_part_of_knowledge():
+    parts = {path.name.removesuffix(".py") for path in (ROOT / "knowledge").iterdir()
+             if path.is_dir() and (path / "__init__.py").exists()}
+    assert parts <= KNOWLEDGE_LAYERS.keys(), f"give these a layer: {sorted(parts - KNOWLEDGE_LAYERS.keys())}"
 
 
 def test_the_walk_sees_type_checking_and_function_level_imports(tmp_path):

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from knowledge.app import KnowledgeApp
 from knowledge.corpora import CorpusRegistry
+from knowledge.corpus_ids import parse_corpus_id
 from knowledge.db.queries import canonical as q
 from knowledge.ingest.documents import documents_from_texts
-from knowledge.retrieval.scope import parse_corpus_id
 from tests.conftest import make_settings
 from tests.replica_support import caught_up, new_replicated_database, replica_settings
 

@@ -6,8 +6,8 @@ import uuid
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from knowledge.corpus_ids import parse_corpus_id
 from knowledge.db.queries import chunks as chunk_queries
-from knowledge.retrieval.scope import parse_corpus_id
 
 QUESTIONS = [
     "Which researcher created the system that Project Helios depends on for its nearest-neighbour lookups?",

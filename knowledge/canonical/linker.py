@@ -32,9 +32,8 @@ from knowledge.canonical.run_canonicals import RunCanonicals
 from knowledge.canonical.upkeep import settle
 from knowledge.db.database import Database
 from knowledge.db.queries import canonical as q
-from knowledge.graph.normalize import normalize_name
 from knowledge.metrics import canonical_link_total
-
+from knowledge.names import normalize_name
 
 UNTYPED = "OTHER"
 

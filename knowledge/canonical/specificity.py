@@ -9,7 +9,7 @@ graph; on a small one these are the hubs. Both kinds are ``is_stopword_like``: k
 from __future__ import annotations
 
 from knowledge.graph import extraction_patterns as P
-from knowledge.graph.normalize import normalize_name
+from knowledge.names import normalize_name
 
 GENERIC_KEYS: frozenset[str] = frozenset(
     k for k in (

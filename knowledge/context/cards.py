@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from knowledge.context.permissions import AccessResolver, ResolvedView, \
-    inbox_corpus_name
+from knowledge.context.permissions import AccessResolver, ResolvedView, inbox_corpus_name
 from knowledge.context.topology import LOCAL_OPERATOR_USER, ContextLibrary
 from knowledge.corpora import Corpus, CorpusRegistry
+from knowledge.corpus_ids import parse_corpus_id
 from knowledge.db.database import Database
 from knowledge.db.queries import cards as q
 from knowledge.db.queries.cards import CardRecord as Card
@@ -27,7 +27,6 @@ from knowledge.embedding import QueryEmbeddingCache
 from knowledge.ingest.documents import Document
 from knowledge.ingest.pipeline import IngestPipeline, IngestReport, content_hash
 from knowledge.metrics import knowledge_cards_total
-from knowledge.retrieval.scope import parse_corpus_id
 
 MAX_CARD_CHARS = 20_000
 CARD_SOURCES = ("chat", "cli", "api")

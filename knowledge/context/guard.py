@@ -16,14 +16,15 @@ from uuid import UUID
 
 import numpy as np
 
+from knowledge.context.connectors import ConnectorRequest, SearchConnector
 from knowledge.corpora import CorpusRegistry
+from knowledge.corpus_ids import parse_corpus_id
 from knowledge.db.database import Database
 from knowledge.db.queries import chunks as chunk_queries
-from knowledge.context.connectors import ConnectorRequest, SearchConnector
 from knowledge.metrics import context_guard_dropped_total
 from knowledge.retrieval.citations import assign_citations
 from knowledge.retrieval.results import RetrievalResponse, SearchHit
-from knowledge.retrieval.scope import effective_scope, parse_corpus_id
+from knowledge.retrieval.scope import effective_scope
 
 
 @dataclass

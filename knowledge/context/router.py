@@ -36,15 +36,14 @@ from knowledge.context.connectors import SearchConnector
 from knowledge.context.guard import GuardedResult, PermissionGuard
 from knowledge.context.permissions import AccessResolver, ResolvedView
 from knowledge.context.topology import ContextLibrary, RoutingRule, ScopeKind, Topology, Visibility
-from knowledge.corpora import resolve_names
-from knowledge.corpora import CorpusRegistry
+from knowledge.corpora import CorpusRegistry, resolve_names
 from knowledge.db.database import Database
 from knowledge.db.queries import context as context_queries
 from knowledge.embedding import Embedder, QueryEmbeddingCache
 from knowledge.graph.extraction import OfflineExtractor
-from knowledge.graph.normalize import normalize_name
 from knowledge.ingest.segmentation import segment_for_search
 from knowledge.metrics import context_knowledge_gaps_total, context_routed_libraries
+from knowledge.names import normalize_name
 from knowledge.pg_text import clean_text
 from knowledge.retrieval.query_intent import classify_query, needs_graph_expansion
 from knowledge.retrieval.results import RetrievalResponse, SearchHit

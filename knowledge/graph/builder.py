@@ -27,15 +27,26 @@ from knowledge.embedding import Embedder, TokenEmbedder, TokenVectors
 from knowledge.graph.collect import BatchExtraction, ChunkAnalysis, ChunkText, GroupRef, analyze, collect
 from knowledge.graph.community_builder import recompute_communities
 from knowledge.graph.extraction import Extractor, get_extractor
-from knowledge.graph.merge_plan import (EndPoint, ExistingEntity, MergePlan, NewEntity, find_exact_matches,
-                                        new_records, plan_merges)
+from knowledge.graph.merge_plan import (
+    EndPoint,
+    ExistingEntity,
+    MergePlan,
+    NewEntity,
+    find_exact_matches,
+    new_records,
+    plan_merges,
+)
 from knowledge.graph.naming import informative_candidates, prefilter_keys, unique_canonical_names
-from knowledge.graph.normalize import normalize_name
 from knowledge.graph.resolution import EntityResolver
 from knowledge.graph.summaries import CommunitySummarizer
 from knowledge.ingest.pipeline import NewChunk
-from knowledge.metrics import (graph_build_seconds, graph_resolution_decisions_total,
-                               ingest_embedded_texts_total, ingest_stage_seconds)
+from knowledge.metrics import (
+    graph_build_seconds,
+    graph_resolution_decisions_total,
+    ingest_embedded_texts_total,
+    ingest_stage_seconds,
+)
+from knowledge.names import normalize_name
 
 logger = logging.getLogger(__name__)
 

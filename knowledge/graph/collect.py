@@ -13,7 +13,7 @@ import numpy as np
 from knowledge.embedding import TokenVectors
 from knowledge.graph.extraction import Extraction, Extractor, split_sentences
 from knowledge.graph.mention_vectors import mention_vector
-from knowledge.graph.normalize import normalize_name
+from knowledge.names import normalize_name
 
 MAX_CONTEXT_CHARS = 160
 MAX_EVIDENCE_CHARS = 1000

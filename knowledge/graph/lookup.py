@@ -7,7 +7,7 @@ from typing import Sequence
 from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import graph as gq
-from knowledge.graph.normalize import normalize_name
+from knowledge.names import normalize_name
 
 RELATIONS_SHOWN = 25
 

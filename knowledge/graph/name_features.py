@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from knowledge.graph.normalize import name_tokens, normalize_name
+from knowledge.names import name_tokens, normalize_name
 
 STOPWORDS = frozenset(
     {

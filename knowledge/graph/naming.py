@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
-from knowledge.graph.normalize import name_tokens, normalize_name
 from knowledge.graph.name_features import STOPWORDS
+from knowledge.names import name_tokens, normalize_name
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 LATIN_PREFIX = 4

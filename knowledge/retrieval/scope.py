@@ -5,6 +5,8 @@ from dataclasses import dataclass
 from typing import Iterable
 from uuid import UUID
 
+from knowledge.corpus_ids import parse_corpus_id
+
 
 @dataclass(frozen=True)
 class Scope:
@@ -14,15 +16,6 @@ class Scope:
     @property
     def is_empty(self) -> bool:
         return not self.effective
-
-
-def parse_corpus_id(value: object) -> UUID | None:
-    if isinstance(value, UUID):
-        return value
-    try:
-        return UUID(str(value).strip())
-    except (ValueError, AttributeError, TypeError):
-        return None
 
 
 def effective_scope(requested: Iterable[object] | None, accessible: Iterable[object]) -> Scope:

@@ -20,11 +20,17 @@ import asyncpg
 
 from config import Settings
 from knowledge.corpora import KnownCorpora
+from knowledge.corpus_ids import parse_corpus_id
 from knowledge.db.database import Database
 from knowledge.db.queries import planner as planner_queries
 from knowledge.embedding import QueryEmbeddingCache
-from knowledge.metrics import (cross_corpus_expansion_total, cross_corpus_path_length, observe_planner_run,
-                               planner_fallback_total, planner_requests_total)
+from knowledge.metrics import (
+    cross_corpus_expansion_total,
+    cross_corpus_path_length,
+    observe_planner_run,
+    planner_fallback_total,
+    planner_requests_total,
+)
 from knowledge.pg_text import clean_text
 from knowledge.retrieval.legacy import legacy_search
 from knowledge.retrieval.planner import HybridPlanner, NeighbourhoodCache, PlanRequest, PlanState, StageFailed
@@ -34,7 +40,7 @@ from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.query_intent import QueryKind, classify_query, follows_entities
 from knowledge.retrieval.results import BridgePath, RetrievalResponse, SearchHit, StageTrace
 from knowledge.retrieval.rollout import rollout_path
-from knowledge.retrieval.scope import Scope, effective_scope, parse_corpus_id
+from knowledge.retrieval.scope import Scope, effective_scope
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from knowledge.graph import extraction_patterns as P
 from knowledge.graph.extraction.naming import Candidate, type_votes
-from knowledge.graph.normalize import normalize_name
+from knowledge.names import normalize_name
 
 log = logging.getLogger(__name__)
 

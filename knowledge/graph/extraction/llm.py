@@ -15,7 +15,7 @@ from knowledge.graph.extraction.naming import Candidate
 from knowledge.graph.extraction.offline import DEFAULT_OFFLINE_EXTRACTOR, OfflineExtractor
 from knowledge.graph.extraction.sentences import split_sentences
 from knowledge.graph.extraction.types import ENTITY_TYPES, TYPED_WEIGHT, ExtractedRelation, Extraction, Extractor
-from knowledge.graph.normalize import normalize_name
+from knowledge.names import normalize_name
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from knowledge.graph import extraction_patterns as P
-from knowledge.graph.normalize import normalize_name
+from knowledge.names import normalize_name
 
 
 @dataclass

@@ -23,8 +23,7 @@ from knowledge.graph.extraction.naming import (
 )
 from knowledge.graph.extraction.sentences import split_sentences
 from knowledge.graph.extraction.types import Extraction
-from knowledge.graph.normalize import normalize_name
-
+from knowledge.names import normalize_name
 
 _HYPHEN_TAIL_RE = re.compile(r"(.+?)-([a-z]+)")
 _DOTTED_RE = re.compile(r"[A-Z](?:\.[A-Z])+")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from knowledge.graph.extraction_patterns.cjk import CJK
-from knowledge.graph.normalize import normalize_name
+from knowledge.names import normalize_name
 
 
 def _keys(words: str | list[str] | tuple[str, ...]) -> frozenset[str]:

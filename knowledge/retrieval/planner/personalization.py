@@ -16,7 +16,7 @@ import unicodedata
 from typing import Mapping, Sequence
 
 from knowledge.graph.extraction_patterns import CJK_RE
-from knowledge.graph.normalize import name_tokens
+from knowledge.names import name_tokens
 from knowledge.retrieval.planner.context import SeedEntity
 from knowledge.retrieval.planner.graph_rows import RelationFact
 

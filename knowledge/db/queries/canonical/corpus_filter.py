@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Iterable
 from uuid import UUID
 
-from knowledge.retrieval.scope import parse_corpus_id
+from knowledge.corpus_ids import parse_corpus_id
 
 
 def require_corpus_filter(corpus_ids: Iterable[object] | None) -> list[UUID]:

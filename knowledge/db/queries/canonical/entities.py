@@ -10,7 +10,7 @@ import numpy as np
 from pgvector import Vector
 
 from knowledge.db.queries.canonical.corpus_filter import require_corpus_filter
-from knowledge.graph.normalize import normalize_name
+from knowledge.names import normalize_name
 
 
 @dataclass(frozen=True)
