@@ -9,12 +9,9 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from config import Settings
+from knowledge.db.errors import DatabaseUnavailableError  # noqa: F401 - importers find it here too
 
 logger = logging.getLogger(__name__)
-
-
-class DatabaseUnavailableError(RuntimeError):
-    """The database cannot be reached or is not usable (missing pgvector, failed start...)."""
 
 
 def start_embedded_server(data_dir: Path, shared_buffers: str | None = None):
@@ -63,6 +60,13 @@ def _configure_shared_buffers(server, data_dir: Path, value: str) -> bool:
         return False
     logger.info("embedded PostgreSQL: shared_buffers = %s from its next start", value)
     return True
+
+
+def database_hint(settings: Settings) -> str:
+    """Where to look when the database cannot be reached."""
+    if settings.database_url:
+        return "check NE_DATABASE_URL"
+    return f"see the embedded server's log {settings.postgres_dir / 'log'}"
 
 
 def resolve_database_url(settings: Settings) -> str:
