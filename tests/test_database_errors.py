@@ -3,11 +3,17 @@ traceback and never a knowledge gap. The embedded server is stopped by the last 
 after a user process was killed. Every fault is real: a closed port, a server stopped mid-command, kill -9."""
 from __future__ import annotations
 
+import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import httpx
+import psutil
 import pytest
 from typer.testing import CliRunner
 
@@ -99,3 +105,85 @@ async def test_database_stopped_during_a_search_is_an_error_not_a_knowledge_gap(
         assert_one_clear_line(result, "check NE_DATABASE_URL")
     finally:
         server.cleanup()
+
+
+# ---------------------------------------------------------------- the embedded server's lifetime
+
+def running(pid: int) -> bool:
+    try:  # a stopped postmaster may linger as a zombie until the container's init reaps it
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def handle_pids(pgdata: Path) -> list[int]:
+    return json.loads((pgdata / ".handle_pids.json").read_text())
+
+
+def postmaster_pid(pgdata: Path) -> int | None:
+    pid_file = pgdata / "postmaster.pid"
+    return int(pid_file.read_text().split()[0]) if pid_file.exists() else None
+
+
+def start_serve(data_dir: Path) -> tuple[subprocess.Popen, str]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    environment = {k: v for k, v in os.environ.items() if k not in ("NE_DATABASE_URL", "NE_MODEL")}
+    process = subprocess.Popen([sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--dev-operator"],
+                               cwd=REPO_ROOT, env={**environment, "HF_HUB_OFFLINE": "1", "NE_DATA_DIR": str(data_dir)},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return process, f"http://127.0.0.1:{port}/health"
+
+
+def wait_for(condition, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not condition():
+        assert process.poll() is None, f"exited early with code {process.returncode}"
+        assert time.monotonic() < deadline, "never happened"
+        time.sleep(0.2)
+
+
+def attached(pgdata: Path, pid: int) -> bool:
+    return (pgdata / ".handle_pids.json").exists() and pid in handle_pids(pgdata)
+
+
+def healthy(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def test_a_killed_process_is_forgotten_and_the_last_user_stops_the_server(tmp_path):
+    pgdata = tmp_path / "postgres"
+    serve, _ = start_serve(tmp_path)
+    try:
+        wait_for(lambda: attached(pgdata, serve.pid), serve)
+    finally:
+        serve.kill()  # SIGKILL: no atexit, its handle stays listed
+        serve.wait()
+    postmaster = postmaster_pid(pgdata)
+    assert handle_pids(pgdata) == [serve.pid] and postmaster and running(postmaster)
+
+    listed = run_cli(["corpus", "list"], {"NE_DATA_DIR": str(tmp_path)})
+
+    assert listed.returncode == 0, listed.stderr
+    assert handle_pids(pgdata) == []
+    assert postmaster_pid(pgdata) is None and not running(postmaster)
+
+
+def test_serve_stopped_with_sigterm_as_by_negentropy_web_stops_the_server(tmp_path):
+    pgdata = tmp_path / "postgres"
+    serve, health = start_serve(tmp_path)
+    try:
+        wait_for(lambda: healthy(health), serve)
+        postmaster = postmaster_pid(pgdata)
+        serve.send_signal(signal.SIGTERM)  # what `negentropy web` does to its agent server on exit
+        serve.wait(timeout=WAIT_SECONDS)
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+    assert serve.returncode == 128 + signal.SIGTERM
+    assert handle_pids(pgdata) == []
+    assert postmaster_pid(pgdata) is None and not running(postmaster)
