@@ -4,8 +4,6 @@ Callers turn those into :class:`DatabaseUnreachableError` so that an outage is r
 prints one line and exits non-zero, retrieval does not answer it with an empty result (a knowledge gap)."""
 from __future__ import annotations
 
-import asyncio
-
 import asyncpg
 
 
@@ -47,7 +45,7 @@ def is_connection_failure(exc: BaseException) -> bool:
 def connect_failure(exc: BaseException) -> bool:
     """Whether opening a connection failed because the server is not there (every OSError counts here: a
     missing Unix socket is a FileNotFoundError, an unknown host a socket.gaierror)."""
-    return isinstance(exc, (OSError, asyncio.TimeoutError)) or is_connection_failure(exc)
+    return isinstance(exc, OSError) or is_connection_failure(exc)  # OSError includes TimeoutError
 
 
 def unreachable(exc: BaseException, what: str = "lost the connection to PostgreSQL") -> DatabaseUnreachableError:

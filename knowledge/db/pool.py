@@ -39,13 +39,9 @@ async def ensure_vector_extension(dsn: str) -> None:
 
 async def _connect_once(dsn: str) -> asyncpg.Connection:
     try:
-        return await asyncpg.connect(dsn, timeout=CONNECT_TIMEOUT_SECONDS)
-    except Exception as exc:
-        if connect_failure(exc):
-            raise unreachable(exc, f"cannot connect to PostgreSQL at {redact_dsn(dsn)}") from exc
-        if isinstance(exc, (asyncpg.PostgresError, asyncpg.InterfaceError)):  # e.g. a wrong password
-            raise DatabaseUnavailableError(f"cannot connect to PostgreSQL at {redact_dsn(dsn)}: {exc}") from exc
-        raise
+        return await _pool_connect(dsn, timeout=CONNECT_TIMEOUT_SECONDS)
+    except (asyncpg.PostgresError, asyncpg.InterfaceError) as exc:  # reached, but refused: a wrong password...
+        raise DatabaseUnavailableError(f"cannot connect to PostgreSQL at {redact_dsn(dsn)}: {exc}") from exc
 
 
 async def check_reachable(dsn: str) -> None:
