@@ -1,6 +1,6 @@
 """UnifiedRetrievalService: the one retrieval entry point (permission scope, routing, timeout, fallback).
 
-Routing (DESIGN.md section 3): feature flag off or no corpus mentioned -> legacy search; one corpus ->
+Routing (docs/design.md section 3): feature flag off or no corpus mentioned -> legacy search; one corpus ->
 planner, dense seeds and entity hops inside the corpus; several -> planner with per-corpus seeds, entity hops
 and cross-corpus graph expansion. Only overview questions skip the graph; whether graph evidence makes the
 results is decided at rerank, where dense's best chunks keep their places. Callers only say which corpora;
