@@ -3,7 +3,7 @@
 Run: ``python -m bench.linker [--sizes 1000 5000] [--corpora 4] [--skip-demo]``.
 
 Part 1 ingests the demo corpora through the normal pipeline (extraction, resolution, canonical linking) and
-reports how the linker decided; the design targets (DESIGN.md section 6) are auto_string >= 40% of merge
+reports how the linker decided; the design targets (docs/design.md section 6) are auto_string >= 40% of merge
 decisions (links that attached an entity to an existing canonical, i.e. everything but new_canonical) and
 review <= 5% of links. Part 2 writes synthetic entities straight into the corpus graphs (a share of them
 repeated across corpora under spelling variants, with embeddings near their original's) and times a full

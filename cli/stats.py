@@ -15,7 +15,7 @@ from knowledge.db.queries.ingest_status import CorpusIngestStatus, select_ingest
 from knowledge.metrics import REGISTRY
 from knowledge.retrieval.planner.run_log import planner_stats_rows
 
-# DESIGN.md section 6
+# docs/design.md section 6
 AUTO_STRING_TARGET = 0.40
 REVIEW_SHARE_TARGET = 0.05
 QUEUE_DEPTH_TARGET = 1000

@@ -90,7 +90,7 @@ class ChunkingSettings(BaseModel):
 
 
 class GatewaySettings(BaseModel):
-    """The tool gateway in front of every MCP and ADK tool call (DESIGN.md section 8)."""
+    """The tool gateway in front of every MCP and ADK tool call (docs/design.md section 8)."""
 
     rate_per_second: float = 5.0
     rate_burst: int = 20
@@ -111,7 +111,7 @@ class McpSettings(BaseModel):
 
 
 class RouterSettings(BaseModel):
-    """Context Router (DESIGN.md section 8): which 1-3 visible libraries a question loads."""
+    """Context Router (docs/design.md section 8): which 1-3 visible libraries a question loads."""
 
     max_libraries: int = 3
     probe_limit: int = 3

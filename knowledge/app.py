@@ -65,7 +65,7 @@ class KnowledgeApp:
                                                     IngestStage("caches", self._after_graph_update)],
                                        progress=self.progress, chunk_analyzer=self.graph.analyze_chunks,
                                        while_embedding=self._while_embedding)
-        # permission views, Context Router and knowledge cards over the workspace topology (DESIGN.md 8)
+        # permission views, Context Router and knowledge cards over the workspace topology (docs/design.md 8)
         self.access = AccessResolver(self.corpora, partial(load_topology, self.settings.topology_path),
                                      self.settings.operator_users)
         self.router = ContextRouter(db=self.db, corpora=self.corpora, query_cache=self.query_cache,

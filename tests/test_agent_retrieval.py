@@ -68,7 +68,7 @@ async def test_several_corpora_fact_question_searches_each_and_labels_the_source
 
 
 async def test_several_corpora_multi_hop_question_follows_the_bridge(demo):
-    """Documented planner behaviour (DESIGN.md section 3): several corpora + a multi-hop question expand
+    """Documented planner behaviour (docs/design.md section 3): several corpora + a multi-hop question expand
     over the canonical bridge Aurora Vector Engine and bring the paper in as graph-expanded evidence."""
     kapp, corpora = demo
     conversation = await start_conversation(build_root_agent())

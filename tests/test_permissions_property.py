@@ -120,7 +120,7 @@ async def check_data_access(world: World, conn, corpus_filter, entities, canonic
 
 def assert_within(response, accessible_ids: set[uuid.UUID], allowed: set[uuid.UUID]) -> None:
     """Every hit and bridge lies in the accessible corpora. A hit from an accessible corpus the user did not ask
-    for (DESIGN.md, risks: "a third corpus") is graph-expanded evidence that names the bridge which brought it."""
+    for (docs/design.md, risks: "a third corpus") is graph-expanded evidence that names the bridge which brought it."""
     for hit in response.hits:
         assert hit.corpus_id in accessible_ids
         if hit.corpus_id not in allowed:

@@ -1,6 +1,6 @@
 """Perception tools: chunk search (the planner), global graph search and paper-level lookup.
 
-Exclusivity (DESIGN.md section 4): one question is answered either by `search_knowledge_base` or by
+Exclusivity (docs/design.md section 4): one question is answered either by `search_knowledge_base` or by
 `search_knowledge_graph_global`, never both; `search_knowledge_graph_with_papers` is independent.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`root_agent`: Negentropy root + PerceptionFaculty + InternalizationFaculty (DESIGN.md sections 4-5)."""
+"""`root_agent`: Negentropy root + PerceptionFaculty + InternalizationFaculty (docs/design.md sections 4-5)."""
 from __future__ import annotations
 
 from google.adk.agents import LlmAgent

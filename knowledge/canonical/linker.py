@@ -1,6 +1,6 @@
 """Canonical linker: every corpus-local entity of an app gets an alias to one canonical entity.
 
-Per entity, first rule that applies (DESIGN.md section 2):
+Per entity, first rule that applies (docs/design.md section 2):
 
 1. a durable human decision for its (corpus, normalised name, type) -> that canonical (``manual`` / ``review``);
 2. a canonical of the same app with the same normalised name and type -> ``auto_string``;

@@ -30,7 +30,7 @@ from knowledge.metrics import knowledge_cards_total
 
 MAX_CARD_CHARS = 20_000
 CARD_SOURCES = ("chat", "cli", "api")
-CHAT_CAPTURED_BY = "ingest_intent"  # metadata.captured_by of rows saved from chat (DESIGN.md section 4)
+CHAT_CAPTURED_BY = "ingest_intent"  # metadata.captured_by of rows saved from chat (docs/design.md section 4)
 
 
 class CardStatus(str, Enum):

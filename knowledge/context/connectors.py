@@ -1,4 +1,4 @@
-"""The SearchConnector contract (DESIGN.md section 8): one search engine behind one interface.
+"""The SearchConnector contract (docs/design.md section 8): one search engine behind one interface.
 
 A connector gets a request that already says which corpora to search and which the caller may read, and
 returns hits that name their chunk ids. Connectors are not trusted: :class:`~knowledge.context.guard.

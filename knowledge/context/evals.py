@@ -1,4 +1,4 @@
-"""Evaluations of context libraries (DESIGN.md section 8).
+"""Evaluations of context libraries (docs/design.md section 8).
 
 Scope eval: seven permission cases over the demo topology (personal, department, project, cross-department
 project, employee transfer, archived project, permission change with a stale index), each run once with the

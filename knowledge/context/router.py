@@ -1,4 +1,4 @@
-"""Context Router (DESIGN.md section 8): when a request names no corpus, pick the minimal sufficient set of
+"""Context Router (docs/design.md section 8): when a request names no corpus, pick the minimal sufficient set of
 1-3 libraries from the person's permission view instead of searching everything.
 
 Inputs: the person's view (fresh every request), the task kind (given, or from the topology's task cues),

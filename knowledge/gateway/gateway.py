@@ -1,4 +1,4 @@
-"""ToolGateway: the security boundary in front of every MCP and ADK tool call (DESIGN.md section 8).
+"""ToolGateway: the security boundary in front of every MCP and ADK tool call (docs/design.md section 8).
 
 Every call passes, in order: identity (API token -> person, or the agent session's person), the
 per-identity rate limit, the request size limit, argument validation, the scope check of named

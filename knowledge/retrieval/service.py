@@ -1,6 +1,6 @@
 """UnifiedRetrievalService: the one retrieval entry point (permission scope, routing, timeout, fallback).
 
-Routing (DESIGN.md section 3): feature flag off (or the person outside its rollout) or no corpus mentioned ->
+Routing (docs/design.md section 3): feature flag off (or the person outside its rollout) or no corpus mentioned ->
 legacy search; one corpus ->
 planner, dense seeds and entity hops inside the corpus; several -> planner with per-corpus seeds, entity hops
 and cross-corpus graph expansion. Only overview questions skip the graph; whether graph evidence makes the

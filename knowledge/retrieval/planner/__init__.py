@@ -1,5 +1,5 @@
 """HybridPlanner: cross-corpus retrieval with per-corpus seeds, canonical bridges, personalized PageRank
-expansion, RRF fusion and rerank (DESIGN.md section 3)."""
+expansion, RRF fusion and rerank (docs/design.md section 3)."""
 from knowledge.retrieval.planner.context import PlanRequest, PlanState
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.planner.planner import HybridPlanner

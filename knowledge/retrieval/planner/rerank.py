@@ -30,7 +30,7 @@ from knowledge.retrieval.planner.entity_hops import hop_support, linked_weights,
 from knowledge.retrieval.planner.graph_reads import GraphReads
 from knowledge.retrieval.results import SearchHit
 
-EXPANDED_SLOT_SHARE = 0.2  # DESIGN.md targets a cross-corpus expansion ratio >= 15%
+EXPANDED_SLOT_SHARE = 0.2  # docs/design.md targets a cross-corpus expansion ratio >= 15%
 COVERAGE_MIN_LIMIT = 6     # below this many results every slot goes to the best chunks
 
 

@@ -45,7 +45,7 @@ def _ms(seconds: float | None) -> float | None:
 
 
 async def planner_stats_rows(db: Database, window: int = STATS_WINDOW) -> list[tuple[str, str]]:
-    """(metric, value) rows of the planner section of `negentropy stats`, with the DESIGN.md targets."""
+    """(metric, value) rows of the planner section of `negentropy stats`, with the docs/design.md targets."""
     await db.drain()  # this process's searches write their rows in the background
     async with db.connection() as conn:
         stats = await planner_queries.select_planner_run_stats(conn, db.settings.app_name, window)

@@ -1,7 +1,7 @@
 """THE data-access module of the federated canonical layer, one module a table family: canonical entities,
 aliases, the review queue, durable decisions, bridges; all re-exported here (``canonical as q``).
 
-Permission layer 2 (DESIGN.md section 2): every function that reads ``kg_entity_alias`` or the bridge tables
+Permission layer 2 (docs/design.md section 2): every function that reads ``kg_entity_alias`` or the bridge tables
 takes a corpus filter and raises PermissionError when it is missing or holds no valid corpus id; the filter
 is applied inside the SQL. Row-level security on the same tables is the defense in depth.
 """
