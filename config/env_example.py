@@ -42,7 +42,8 @@ def render_env_example() -> str:
         "# Unset NE_MODEL uses the offline (rule-based, extractive) paths; set it to a litellm model name",
         "# (for example openai/gpt-4o-mini) to use a real LLM.",
     ]
-    return "\n".join(header + _lines(Settings, "NE_", Settings(_env_file=None))) + "\n"
+    defaults = Settings(_env_file=None)  # type: ignore[call-arg]  # pydantic-settings' own keyword
+    return "\n".join(header + _lines(Settings, "NE_", defaults)) + "\n"
 
 
 if __name__ == "__main__":

@@ -128,7 +128,7 @@ class Database:
 
         if self.replicas is not None:
             async with self.replicas.read_transaction(bind) as reader:
-                yield reader  # type: ignore[misc] - the asyncpg calls of a connection, see ReadConnection
+                yield reader  # type: ignore[misc]  # the asyncpg calls of a connection, see ReadConnection
             return
         async with self.read_pool.acquire() as conn:
             await conn.execute(begin_bound_sql(ids, binding_proof(self._binding_key, conn.get_server_pid(), ids)))

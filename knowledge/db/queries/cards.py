@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Sequence
+from typing import Any, Sequence
 from uuid import UUID
 
 import asyncpg
@@ -39,7 +39,8 @@ class CardRecord:
 
     @classmethod
     def from_record(cls, row: asyncpg.Record) -> "CardRecord":
-        return cls(**{k: (dict(row[k] or {}) if k == "metadata" else row[k]) for k in row.keys()})
+        fields: dict[str, Any] = {k: (dict(row[k] or {}) if k == "metadata" else row[k]) for k in row.keys()}
+        return cls(**fields)
 
 
 async def insert_card(conn: asyncpg.Connection, app_name: str, author: str, title: str, content: str,
