@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from knowledge.ingest.decoding import UndecodableTextError, decode_text
-from knowledge.ingest.progress import ProgressMode, progress_bar
+from knowledge.ingest.progress import BIG_TEXT, ProgressMode, progress_bar
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".json", ".jsonl", ".pdf")
 _TEXT_FIELDS = ("text", "content", "body", "abstract", "paragraph_text")
@@ -225,8 +225,10 @@ def load_path(path: Path, max_bytes: int | None = None,
     base = path if path.is_dir() else path.parent
     files, skipped = list_files(path)
     result = LoadedPath(errors=skipped, files=len(files) + len(skipped))
-    with progress_bar(progress, len(files), "reading", "file", min_total=2) as bar:
-        for file in files:
+    sizes = [_size(file) for file in files]
+    with progress_bar(progress, sum(sizes), "reading", "B", min_total=0 if len(files) >= 2 else BIG_TEXT,
+                      unit_scale=True) as bar:
+        for file, size in zip(files, sizes):
             bar.set_postfix_str(file.name[-40:])
             try:
                 loaded = load_file(file, base, max_bytes)
@@ -236,8 +238,15 @@ def load_path(path: Path, max_bytes: int | None = None,
                 result.documents.extend(loaded.documents)
                 result.errors.extend(loaded.errors)
                 result.notices.extend(loaded.notices)
-            bar.update(1)
+            bar.update(size)
     return result
+
+
+def _size(file: Path) -> int:
+    try:
+        return file.stat().st_size
+    except OSError:  # reading it names the error
+        return 0
 
 
 def documents_from_texts(texts: Iterable[tuple[str, str]]) -> list[Document]:

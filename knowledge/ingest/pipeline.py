@@ -27,7 +27,7 @@ from knowledge.db.queries.ingest_status import select_ingest_status
 from knowledge.embedding import Embedder, TokenEmbedder, TokenVectors
 from knowledge.ingest.chunking import chunk_text
 from knowledge.ingest.documents import Document, LoadError, LoadNotice, load_path
-from knowledge.ingest.progress import ProgressMode, progress_bar
+from knowledge.ingest.progress import BIG_TEXT, ProgressMode, progress_bar
 from knowledge.ingest.segmentation import search_text_for
 from knowledge.metrics import ingest_embedded_texts_total, ingest_stage_seconds
 from knowledge.pg_text import clean_text, clean_value
@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 
 # what the database refuses in one document's rows without anything being wrong with the connection
 _DOCUMENT_REFUSALS = (asyncpg.DataError, asyncpg.ProgramLimitExceededError, UnicodeEncodeError)
+_COUNT_SLICE = 1024  # chunks whose tokens are counted per step of the progress bar
 
 
 @dataclass(frozen=True)
@@ -162,18 +163,24 @@ class IngestPipeline:
                          report: IngestReport) -> list[q.ChunkRow]:
         rows: list[q.ChunkRow] = []
         seen: set[str] = set()
-        with progress_bar(self.progress, len(documents), f"chunking {corpus.name}", "doc", min_total=2) as bar:
+        chars = sum(len(d.text) for d in documents)
+        with progress_bar(self.progress, chars, f"chunking {corpus.name}", "char",
+                          min_total=0 if len(documents) >= 2 else BIG_TEXT, unit_scale=True) as bar:
             for document in documents:
                 bar.set_postfix_str(document.source_uri[-40:])
+                document_end = bar.n + len(document.text)
                 try:
-                    rows.extend(self._document_rows(corpus, document, extra_metadata, seen, report))
+                    rows.extend(self._document_rows(corpus, document, extra_metadata, seen, report,
+                                                    lambda done: bar.update(min(done, document_end - bar.n))))
                 except RecursionError:
                     report.errors.append(LoadError(document.source_uri, "metadata nested too deeply to store"))
-                bar.update(1)
+                bar.update(document_end - bar.n)
         return rows
 
     def _document_rows(self, corpus: Corpus, document: Document, extra_metadata: dict | None, seen: set[str],
-                       report: IngestReport) -> list[q.ChunkRow]:
+                       report: IngestReport, advance: Callable[[int], object] = lambda chars: None
+                       ) -> list[q.ChunkRow]:
+        """The document's chunk rows; ``advance`` is told about how many characters each chunk moved on."""
         document, removed = storable(document)
         if not document.text.strip():
             report.errors.append(LoadError(document.source_uri, "no text to store" + (
@@ -185,7 +192,9 @@ class IngestPipeline:
         metadata = {"title": document.title, "source_uri": document.source_uri, **document.metadata,
                     **(clean_value(extra_metadata or {}))}  # type: ignore[dict-item]
         rows: list[q.ChunkRow] = []
-        for chunk in chunk_text(document.text, self.settings.chunking.chunk_size, self.settings.chunking.chunk_overlap):
+        overlap = self.settings.chunking.chunk_overlap
+        for chunk in chunk_text(document.text, self.settings.chunking.chunk_size, overlap):
+            advance(max(len(chunk.text) - (overlap if chunk.index else 0), 0))
             digest = content_hash(chunk.text)
             report.chunks_total += 1
             if digest in seen:
@@ -272,9 +281,15 @@ class IngestPipeline:
         counts = getattr(self.embedder, "token_counts", None)
         if counts is None:
             return rows
-        with ingest_stage_seconds.labels(stage="chunk_embedding").time():
-            lengths = np.asarray(counts([r.content for r in rows]), dtype=np.int64)
-        return [rows[i] for i in np.argsort(-lengths, kind="stable").tolist()]
+        lengths: list[int] = []
+        with ingest_stage_seconds.labels(stage="chunk_embedding").time(), \
+                progress_bar(self.progress, len(rows), "measuring chunks", "chunk", min_total=200) as bar:
+            # tens of seconds for a 20 MB file: counted in slices so that the bar moves
+            for start in range(0, len(rows), _COUNT_SLICE):
+                part = rows[start:start + _COUNT_SLICE]
+                lengths.extend(counts([r.content for r in part]))
+                bar.update(len(part))
+        return [rows[i] for i in np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable").tolist()]
 
     async def _embed(self, rows: list[q.ChunkRow]) -> tuple[list[q.ChunkRow], asyncio.Future]:
         """The rows with their embeddings, and the chunk analyzer's result by chunk text (a future: the model goes
