@@ -266,9 +266,9 @@ class IngestPipeline:
         ``part_size``. A run killed after the graph took k parts leaves the stored parts after k in front of the
         rest, in the clean run's order, and the next run cuts them the same way: it ends with the clean graph."""
         batch = part_size(self.settings)
-        work: list[WorkRow] = [*left_out, *rows]
-        if len(work) > batch:
-            work = await offload.bulk(self._token_sorted, work)
+        # sorted even when it fits one part: the rest of a run killed after its first parts may, and the order of
+        # the chunks within a graph batch is part of its result too (the first evidence of a relation is kept)
+        work: list[WorkRow] = await offload.bulk(self._token_sorted, [*left_out, *rows])
         parts = [work[start:start + batch] for start in range(0, len(work), batch)]
         ordered: list[NewChunk] = []
         refused = 0
