@@ -49,8 +49,8 @@ def _folder(tmp_path: Path) -> Path:
 async def _graph(dsn: str) -> dict[str, set]:
     conn = await asyncpg.connect(dsn)
     try:
-        graph = {name: {tuple(tuple(v) if isinstance(v, list) else v for v in r.values()) for r in await conn.fetch(sql)}
-                 for name, sql in GRAPH.items()}
+        graph = {name: {tuple(tuple(v) if isinstance(v, list) else v for v in r.values())
+                        for r in await conn.fetch(sql)} for name, sql in GRAPH.items()}
     finally:
         await conn.close()
     graph["relations"] = {(min(s, t), kind, max(s, t)) if kind in SYMMETRIC else (s, kind, t)
