@@ -27,30 +27,18 @@ from knowledge.embedding import Embedder, TokenEmbedder, TokenVectors
 from knowledge.graph.collect import BatchExtraction, ChunkAnalysis, ChunkText, GroupRef, analyze, collect
 from knowledge.graph.community_builder import recompute_communities
 from knowledge.graph.extraction import Extractor, get_extractor
-from knowledge.graph.merge_plan import (
-    EndPoint,
-    ExistingEntity,
-    MergePlan,
-    NewEntity,
-    find_exact_matches,
-    new_records,
-    plan_merges,
-)
+from knowledge.graph.merge_plan import (EndPoint, ExistingEntity, MergePlan, NewEntity, find_exact_matches,
+                                        new_records, plan_merges)
 from knowledge.graph.naming import informative_candidates, prefilter_keys, unique_canonical_names
 from knowledge.graph.resolution import EntityResolver
 from knowledge.graph.summaries import CommunitySummarizer
-from knowledge.ingest.pipeline import NewChunk
-from knowledge.metrics import (
-    graph_build_seconds,
-    graph_resolution_decisions_total,
-    ingest_embedded_texts_total,
-    ingest_stage_seconds,
-)
+from knowledge.ingest.pipeline import NewChunk, part_size
+from knowledge.metrics import (graph_build_seconds, graph_resolution_decisions_total,
+                               ingest_embedded_texts_total, ingest_stage_seconds)
 from knowledge.names import normalize_name
 
 logger = logging.getLogger(__name__)
 
-BATCH_CHUNKS = 1000
 SYMMETRIC_RELATIONS = frozenset({"CO_OCCURS", "PARTNERED_WITH"})
 
 
@@ -79,15 +67,24 @@ class GraphBuilder:
         self.summarizer = summarizer or CommunitySummarizer(settings.model)
         self.resolver = resolver or EntityResolver(settings.resolver.match_threshold,
                                                    settings.resolver.possible_threshold)
+        # the ingest's parts: a resumed ingest must cut the graph's batches where a clean one does
+        self.batch_chunks = part_size(settings)
 
     async def add_pending(self, corpus: Corpus, new_chunks: Sequence[NewChunk] = ()) -> GraphBuildReport:
         """The post-ingest step: the new chunks (and any left over by an earlier failed build) join the graph;
-        the communities follow with ``refresh_communities``."""
+        the communities follow with ``refresh_communities``.
+
+        Entities are resolved batch by batch against the batches before, so the order is part of the result:
+        ``new_chunks`` in their order (the ingest's, the same for a clean and a resumed run), then any others by id,
+        cut into batches of ``batch_chunks``."""
         started = time.perf_counter()
         report = GraphBuildReport(corpus=corpus.name)
         async with self.db.connection() as conn:
             pending = await gq.select_unextracted_chunk_ids(conn, corpus.id)
-        await self._add_chunks(corpus, pending, new_chunks, report)
+        position = {c.id: i for i, c in enumerate(new_chunks)}
+        pending.sort(key=lambda i: (position.get(i, len(position)), i))
+        for start in range(0, len(pending), self.batch_chunks):
+            await self._add_chunks(corpus, pending[start:start + self.batch_chunks], new_chunks, report)
         report.seconds = time.perf_counter() - started
         logger.info("graph %s: %d chunks, %d new entities, %d merged, %d relations in %.1fs", corpus.name,
                     report.chunks, report.entities_added, report.entities_merged, report.relations_written,
@@ -118,18 +115,19 @@ class GraphBuilder:
         return report
 
     async def add_stored(self, corpus: Corpus, chunks: list[NewChunk]) -> None:
-        """Chunks an ingest stored while it embeds the rest join the graph now (entities, relations, mentions);
-        communities wait for ``update`` at the end of the ingest, which also takes up anything left here."""
+        """One part of chunks an ingest stored while it embeds the rest joins the graph now, in one batch (entities,
+        relations, mentions); communities wait for ``update`` at the end of the ingest, which also takes up anything
+        left here."""
         await self._add_chunks(corpus, [c.id for c in chunks if c.corpus_id == corpus.id], chunks,
                                GraphBuildReport(corpus=corpus.name))
 
     async def _add_chunks(self, corpus: Corpus, chunk_ids: list[int], known_chunks: Sequence[NewChunk],
                           report: GraphBuildReport) -> None:
+        """The chunks join the graph in one batch, in the order given."""
         known = {c.id: c.content for c in known_chunks if c.corpus_id == corpus.id}
         analyses = {c.id: c.analysis for c in known_chunks
                     if c.corpus_id == corpus.id and isinstance(c.analysis, ChunkAnalysis)}
-        for start in range(0, len(chunk_ids), BATCH_CHUNKS):
-            await self._add_batch(corpus, chunk_ids[start:start + BATCH_CHUNKS], known, analyses, report)
+        await self._add_batch(corpus, chunk_ids, known, analyses, report)
 
     async def rebuild(self, corpus: Corpus) -> GraphBuildReport:
         """Clear the corpus graph and extract it again from all of its chunks."""
@@ -164,7 +162,8 @@ class GraphBuilder:
         async with self.db.transaction() as conn:
             await gq.lock_corpus_graph(conn, corpus.id)
             # another build may have taken these chunks while this one waited for the lock
-            chunk_ids = await gq.select_unextracted_chunk_ids(conn, corpus.id, chunk_ids)
+            unextracted = set(await gq.select_unextracted_chunk_ids(conn, corpus.id, chunk_ids))
+            chunk_ids = [i for i in chunk_ids if i in unextracted]
             if not chunk_ids:
                 return
             missing = [i for i in chunk_ids if i not in known]

@@ -2,17 +2,19 @@
 
 A file over the size limit, of an unsupported type or unreadable is one LoadError; a bad .jsonl line or JSON
 record skips only that record (a LoadError naming its line or index). Text that is not UTF-8 is decoded with
-the encoding charset-normalizer detects, and a notice says which.
+the encoding charset-normalizer detects, and a notice says which. In a folder, a link is read only when it points
+at a file inside the folder; the others (outside, loops, broken) are LoadErrors naming the link.
 """
 from __future__ import annotations
 
+import errno
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from knowledge.ingest.decoding import UndecodableTextError, decode_text
-from knowledge.ingest.progress import ProgressMode, progress_bar
+from knowledge.ingest.progress import BIG_TEXT, ProgressMode, progress_bar
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".json", ".jsonl", ".pdf")
 _TEXT_FIELDS = ("text", "content", "body", "abstract", "paragraph_text")
@@ -173,22 +175,60 @@ def load_file(path: Path, base: Path | None = None, max_bytes: int | None = None
 
 
 def iter_files(path: Path) -> Iterator[Path]:
+    yield from list_files(path)[0]
+
+
+def list_files(path: Path) -> tuple[list[Path], list[LoadError]]:
+    """The files to read under a file or folder, and the links in the folder that are skipped with why.
+
+    A link is followed only to a file inside the folder: one pointing outside could hand a folder's ingest any
+    file the user can read. Links to folders are never descended into (their files inside are read where they
+    are); one that loops (points at itself or at a folder containing it) is named, as is a broken link."""
     if path.is_file():
-        yield path
-    elif path.is_dir():
-        yield from sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-    else:
+        return [path], []
+    if not path.is_dir():
         raise FileNotFoundError(f"no such file or folder: {path}")
+    root = path.resolve()
+    files: list[Path] = []
+    skipped: list[LoadError] = []
+    for entry in sorted(p for p in path.rglob("*") if not p.name.startswith(".")):
+        if not entry.is_symlink():
+            if entry.is_file():
+                files.append(entry)
+            continue
+        reason = _skipped_link(entry, root)
+        if reason:
+            skipped.append(LoadError(str(entry), reason))
+        elif entry.is_file():
+            files.append(entry)
+    return files, skipped
+
+
+def _skipped_link(link: Path, root: Path) -> str | None:
+    """Why a link in the folder is not read, or None for a link to a file (or folder) inside it."""
+    try:
+        target = link.resolve(strict=True)
+    except RuntimeError:  # Python 3.11 raises it for a symlink loop
+        return "link loop"
+    except OSError as exc:
+        return "link loop" if exc.errno == errno.ELOOP else "link target does not exist"
+    if not target.is_relative_to(root):
+        return "link points outside the folder"
+    if target.is_dir() and link.parent.resolve().is_relative_to(target):
+        return "link loop (points at a folder that contains it)"
+    return None
 
 
 def load_path(path: Path, max_bytes: int | None = None,
               progress: ProgressMode = ProgressMode.never) -> LoadedPath:
     """All documents under a file or folder; per-file and per-record errors are collected, not raised."""
     base = path if path.is_dir() else path.parent
-    files = list(iter_files(path))
-    result = LoadedPath(files=len(files))
-    with progress_bar(progress, len(files), "reading", "file", min_total=2) as bar:
-        for file in files:
+    files, skipped = list_files(path)
+    result = LoadedPath(errors=skipped, files=len(files) + len(skipped))
+    sizes = [_size(file) for file in files]
+    with progress_bar(progress, sum(sizes), "reading", "B", min_total=0 if len(files) >= 2 else BIG_TEXT,
+                      unit_scale=True) as bar:
+        for file, size in zip(files, sizes):
             bar.set_postfix_str(file.name[-40:])
             try:
                 loaded = load_file(file, base, max_bytes)
@@ -198,8 +238,15 @@ def load_path(path: Path, max_bytes: int | None = None,
                 result.documents.extend(loaded.documents)
                 result.errors.extend(loaded.errors)
                 result.notices.extend(loaded.notices)
-            bar.update(1)
+            bar.update(size)
     return result
+
+
+def _size(file: Path) -> int:
+    try:
+        return file.stat().st_size
+    except OSError:  # reading it names the error
+        return 0
 
 
 def documents_from_texts(texts: Iterable[tuple[str, str]]) -> list[Document]:

@@ -13,21 +13,23 @@ import logging
 import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Awaitable, Callable, Sequence
+from typing import Awaitable, Callable, Sequence, Union
 
 import asyncpg
 import numpy as np
 
+from config import Settings
 from knowledge import offload
 from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import chunks as q
 from knowledge.db.queries.corpora import touch_corpus
+from knowledge.db.queries.graph import select_chunk_texts, select_unextracted_chunk_ids
 from knowledge.db.queries.ingest_status import select_ingest_status
 from knowledge.embedding import Embedder, TokenEmbedder, TokenVectors
 from knowledge.ingest.chunking import chunk_text
 from knowledge.ingest.documents import Document, LoadError, LoadNotice, load_path
-from knowledge.ingest.progress import ProgressMode, progress_bar
+from knowledge.ingest.progress import BIG_TEXT, ProgressMode, progress_bar
 from knowledge.ingest.segmentation import search_text_for
 from knowledge.metrics import ingest_embedded_texts_total, ingest_stage_seconds
 from knowledge.pg_text import clean_text, clean_value
@@ -36,6 +38,7 @@ logger = logging.getLogger(__name__)
 
 # what the database refuses in one document's rows without anything being wrong with the connection
 _DOCUMENT_REFUSALS = (asyncpg.DataError, asyncpg.ProgramLimitExceededError, UnicodeEncodeError)
+_COUNT_SLICE = 1024  # chunks whose tokens are counted per step of the progress bar
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,9 @@ class NewChunk:
     # what the chunk analyzer made of the chunk right after its embedding pass (the graph step's extraction)
     analysis: object | None = field(default=None, compare=False, repr=False)
 
+
+# a chunk of an ingest's work: still to embed and store, or stored by an interrupted run and not in the graph
+WorkRow = Union[q.ChunkRow, NewChunk]
 
 # Called with a batch of chunk texts and their token vectors, right after their embedding pass, in the
 # worker thread: what it returns per chunk travels on NewChunk.analysis to the post-ingest steps.
@@ -106,6 +112,12 @@ class IngestReport:
         return not self.errors
 
 
+def part_size(settings: Settings) -> int:
+    """Chunks per ingest step: embedded in batches of ``embedding_batch_size``, stored in one statement and taken
+    into the graph in one transaction."""
+    return max(settings.embedding_batch_size, 1) * 4
+
+
 def content_hash(text: str) -> str:
     normalized = " ".join(unicodedata.normalize("NFKC", text).split())
     return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
@@ -150,30 +162,49 @@ class IngestPipeline:
                 existing = await q.select_existing_hashes(conn, corpus.id, [r.content_hash for r in rows])
         fresh = [r for r in rows if r.content_hash not in existing]
         report.chunks_skipped += len(rows) - len(fresh)
-        if fresh:
-            inserted, refused = await self._embed_and_insert(corpus, fresh, report)
-            report.chunks_added = len(inserted)
-            report.chunks_skipped += len(fresh) - len(inserted) - refused
-            report.new_chunks = inserted
-        await self._finish_stages(corpus, report)
+        left_out = await self._left_out_of_graph(corpus)
+        work: list[NewChunk] = []
+        if fresh or left_out:
+            work, refused = await self._embed_and_insert(corpus, fresh, left_out, report)
+            left_out_ids = {c.id for c in left_out}
+            report.new_chunks = [c for c in work if c.id not in left_out_ids]
+            report.chunks_added = len(report.new_chunks)
+            report.chunks_skipped += len(fresh) - len(report.new_chunks) - refused
+            report.resumed = bool(left_out)
+        await self._finish_stages(corpus, report, work)
         return report
+
+    async def _left_out_of_graph(self, corpus: Corpus) -> list[NewChunk]:
+        """Chunks of the corpus an interrupted ingest stored but did not get into the graph."""
+        if not self.post_ingest:
+            return []
+        async with self.db.connection() as conn:
+            ids = await select_unextracted_chunk_ids(conn, corpus.id)
+            rows = await select_chunk_texts(conn, corpus.id, ids) if ids else []
+        return [NewChunk(r["id"], corpus.id, r["content"]) for r in rows]
 
     def _chunk_documents(self, corpus: Corpus, documents: Sequence[Document], extra_metadata: dict | None,
                          report: IngestReport) -> list[q.ChunkRow]:
         rows: list[q.ChunkRow] = []
         seen: set[str] = set()
-        with progress_bar(self.progress, len(documents), f"chunking {corpus.name}", "doc", min_total=2) as bar:
+        chars = sum(len(d.text) for d in documents)
+        with progress_bar(self.progress, chars, f"chunking {corpus.name}", "char",
+                          min_total=0 if len(documents) >= 2 else BIG_TEXT, unit_scale=True) as bar:
             for document in documents:
                 bar.set_postfix_str(document.source_uri[-40:])
+                document_end = bar.n + len(document.text)
                 try:
-                    rows.extend(self._document_rows(corpus, document, extra_metadata, seen, report))
+                    rows.extend(self._document_rows(corpus, document, extra_metadata, seen, report,
+                                                    lambda done: bar.update(min(done, document_end - bar.n))))
                 except RecursionError:
                     report.errors.append(LoadError(document.source_uri, "metadata nested too deeply to store"))
-                bar.update(1)
+                bar.update(document_end - bar.n)
         return rows
 
     def _document_rows(self, corpus: Corpus, document: Document, extra_metadata: dict | None, seen: set[str],
-                       report: IngestReport) -> list[q.ChunkRow]:
+                       report: IngestReport, advance: Callable[[int], object] = lambda chars: None
+                       ) -> list[q.ChunkRow]:
+        """The document's chunk rows; ``advance`` is told about how many characters each chunk moved on."""
         document, removed = storable(document)
         if not document.text.strip():
             report.errors.append(LoadError(document.source_uri, "no text to store" + (
@@ -185,7 +216,9 @@ class IngestPipeline:
         metadata = {"title": document.title, "source_uri": document.source_uri, **document.metadata,
                     **(clean_value(extra_metadata or {}))}  # type: ignore[dict-item]
         rows: list[q.ChunkRow] = []
-        for chunk in chunk_text(document.text, self.settings.chunking.chunk_size, self.settings.chunking.chunk_overlap):
+        overlap = self.settings.chunking.chunk_overlap
+        for chunk in chunk_text(document.text, self.settings.chunking.chunk_size, overlap):
+            advance(max(len(chunk.text) - (overlap if chunk.index else 0), 0))
             digest = content_hash(chunk.text)
             report.chunks_total += 1
             if digest in seen:
@@ -199,11 +232,12 @@ class IngestPipeline:
             ))
         return rows
 
-    async def _finish_stages(self, corpus: Corpus, report: IngestReport) -> None:
-        """Run the post-ingest stages for the new chunks, or for what an interrupted run left undone."""
+    async def _finish_stages(self, corpus: Corpus, report: IngestReport, work: list[NewChunk]) -> None:
+        """Run the post-ingest stages for the chunks of this run (new ones and those an interrupted run left out of
+        the graph, in the order the graph takes them), or for what an interrupted run left undone."""
         if not self.post_ingest:
             return
-        if not report.new_chunks:
+        if not work:
             async with self.db.connection() as conn:
                 status = (await select_ingest_status(conn, [corpus.id]))[0]
             if not status.unfinished:
@@ -216,19 +250,27 @@ class IngestPipeline:
             for stage in self.post_ingest:
                 bar.set_postfix_str(stage.name)
                 try:
-                    await stage.run(corpus, report.new_chunks)
+                    await stage.run(corpus, work)
                 except Exception as exc:
                     raise IngestStageError(stage.name, corpus.name, report.chunks_added, exc) from exc
                 bar.update(1)
 
-    async def _embed_and_insert(self, corpus: Corpus, rows: list[q.ChunkRow],
+    async def _embed_and_insert(self, corpus: Corpus, rows: list[q.ChunkRow], left_out: list[NewChunk],
                                 report: IngestReport) -> tuple[list[NewChunk], int]:
-        """The new chunks stored, and how many rows the database refused (their documents are in report.errors)."""
-        batch = max(self.settings.embedding_batch_size, 1) * 4
-        if len(rows) > batch:
-            rows = await offload.bulk(self._token_sorted, rows)
-        parts = [rows[start:start + batch] for start in range(0, len(rows), batch)]
-        inserted: list[NewChunk] = []
+        """The chunks of this run in the order the graph takes them (the new ones stored, and those an interrupted
+        run left out of the graph), and how many rows the database refused (their documents are in report.errors).
+
+        The graph resolves entities part by part against the parts before, so its result depends on the parts and
+        their order. Both depend on the chunks alone, not on where an earlier run stopped: the chunks left out of
+        the graph (in the order they were stored) then the new ones, longest first (stable), cut into parts of
+        ``part_size``. A run killed after the graph took k parts leaves the stored parts after k in front of the
+        rest, in the clean run's order, and the next run cuts them the same way: it ends with the clean graph."""
+        batch = part_size(self.settings)
+        # sorted even when it fits one part: the rest of a run killed after its first parts may, and the order of
+        # the chunks within a graph batch is part of its result too (the first evidence of a relation is kept)
+        work: list[WorkRow] = await offload.bulk(self._token_sorted, [*left_out, *rows])
+        parts = [work[start:start + batch] for start in range(0, len(work), batch)]
+        ordered: list[NewChunk] = []
         refused = 0
         refused_documents: set[tuple[str, str]] = set()
         overlap = _StoredChunksOverlap(corpus, self.while_embedding)
@@ -239,11 +281,11 @@ class IngestPipeline:
             try:
                 for index in range(len(parts)):
                     assert upcoming is not None
-                    part, analysing = await upcoming
+                    embedded, analysing = await upcoming
                     upcoming = asyncio.ensure_future(self._embed(parts[index + 1])) if index + 1 < len(parts) else None
                     # a document's chunks are spread over the steps: once refused, its later chunks are not tried
-                    storing = [r for r in part if (r.source_uri, r.document_hash) not in refused_documents]
-                    refused += len(part) - len(storing)
+                    storing = [r for r in embedded if (r.source_uri, r.document_hash) not in refused_documents]
+                    refused += len(embedded) - len(storing)
                     with ingest_stage_seconds.labels(stage="sql").time():
                         try:
                             stored = await self._insert(corpus, storing) if storing else []
@@ -251,11 +293,13 @@ class IngestPipeline:
                             stored = await self._insert_by_document(corpus, storing, report, refused_documents)
                             refused += len(storing) - len(stored)
                     analyses = await analysing
-                    stored = [replace(c, analysis=analyses.get(c.content)) for c in stored]
-                    inserted.extend(stored)
+                    by_text = {c.content: replace(c, analysis=analyses.get(c.content)) for c in stored}
+                    in_order = [c if isinstance(c, NewChunk) else by_text.get(c.content) for c in parts[index]]
+                    part = [c for c in in_order if c is not None]
+                    ordered.extend(part)
                     if upcoming is not None:  # only while there is a next batch to embed
-                        overlap.add(stored)
-                    bar.update(len(part))
+                        overlap.add(part)
+                    bar.update(len(embedded))
             except BaseException:
                 for pending in (upcoming, analysing):
                     if pending is not None:
@@ -263,22 +307,33 @@ class IngestPipeline:
                 overlap.cancel()
                 raise
         await overlap.finish()
-        logger.info("ingested %d new chunks into %s", len(inserted), corpus.name)
-        return inserted, refused
+        logger.info("ingested %d new chunks into %s", len(ordered) - len(left_out), corpus.name)
+        return ordered, refused
 
-    def _token_sorted(self, rows: list[q.ChunkRow]) -> list[q.ChunkRow]:
+    def _token_sorted(self, rows: Sequence[WorkRow]) -> list[WorkRow]:
         """The rows longest first in tokens (stable), so each step's batches pad about as little as batches over
         the whole ingest; document order when the embedder cannot count tokens."""
         counts = getattr(self.embedder, "token_counts", None)
         if counts is None:
-            return rows
-        with ingest_stage_seconds.labels(stage="chunk_embedding").time():
-            lengths = np.asarray(counts([r.content for r in rows]), dtype=np.int64)
-        return [rows[i] for i in np.argsort(-lengths, kind="stable").tolist()]
+            return list(rows)
+        lengths: list[int] = []
+        with ingest_stage_seconds.labels(stage="chunk_embedding").time(), \
+                progress_bar(self.progress, len(rows), "measuring chunks", "chunk", min_total=200) as bar:
+            # tens of seconds for a 20 MB file: counted in slices so that the bar moves
+            for start in range(0, len(rows), _COUNT_SLICE):
+                part = rows[start:start + _COUNT_SLICE]
+                lengths.extend(counts([r.content for r in part]))
+                bar.update(len(part))
+        return [rows[i] for i in np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable").tolist()]
 
-    async def _embed(self, rows: list[q.ChunkRow]) -> tuple[list[q.ChunkRow], asyncio.Future]:
-        """The rows with their embeddings, and the chunk analyzer's result by chunk text (a future: the model goes
-        on to the next batch while the analyzer reads this one)."""
+    async def _embed(self, part: list[WorkRow]) -> tuple[list[q.ChunkRow], asyncio.Future]:
+        """The part's rows still to store with their embeddings, and the chunk analyzer's result by chunk text (a
+        future: the model goes on to the next batch while the analyzer reads this one)."""
+        rows = [r for r in part if isinstance(r, q.ChunkRow)]
+        if not rows:  # chunks an interrupted run stored: the graph step analyses them again
+            nothing: asyncio.Future = asyncio.get_running_loop().create_future()
+            nothing.set_result({})
+            return [], nothing
         texts = [r.content for r in rows]
         vectors, tokens = await offload.bulk(self._embed_batch, texts)
         ingest_embedded_texts_total.labels(stage="chunk_embedding").inc(len(rows))
@@ -328,37 +383,50 @@ class IngestPipeline:
 
 
 class _StoredChunksOverlap:
-    """Runs the pipeline's ``while_embedding`` step in the background on the chunks stored so far, one run at a
-    time: what is stored while a run is busy waits for the next one, and what is left at the end is the
-    post-ingest stages' (so a small ingest of one embedding batch never starts it)."""
+    """Runs the pipeline's ``while_embedding`` step in the background on each stored part in turn, one run at a
+    time and in the order of the parts: never two parts merged, never one skipped, however fast the model is, so
+    the graph does not depend on timing. After a failed run the rest is the post-ingest stages', which take it
+    in the same order, as they take the parts left at the end (so a small ingest of one part never starts it)."""
 
     def __init__(self, corpus: Corpus, step: StoredChunksStep | None) -> None:
         self.corpus = corpus
         self.step = step
-        self.waiting: list[NewChunk] = []
+        self.queue: list[list[NewChunk]] = []
         self.running: asyncio.Task | None = None
+        self.failed = False
 
     def add(self, chunks: list[NewChunk]) -> None:
-        if self.step is None:
+        if self.step is None or self.failed or not chunks:
             return
-        self.waiting.extend(chunks)
-        if self.waiting and (self.running is None or self.running.done()):
+        self.queue.append(chunks)
+        self._next()
+
+    def _next(self, _: object = None) -> None:
+        if self.running is not None:
+            if not self.running.done():
+                return
             self._settle()
-            self.running = asyncio.ensure_future(self.step(self.corpus, self.waiting))
-            self.waiting = []
+            self.running = None
+        if self.queue and not self.failed:
+            assert self.step is not None
+            self.running = asyncio.ensure_future(self.step(self.corpus, self.queue.pop(0)))
+            self.running.add_done_callback(self._next)
 
     def cancel(self) -> None:
+        self.queue.clear()
         if self.running is not None:
             self.running.cancel()
 
     async def finish(self) -> None:
-        if self.running is not None:
+        self.queue.clear()  # the post-ingest stages take these parts, in order
+        while self.running is not None and not self.running.done():
             await asyncio.wait([self.running])
-            self._settle()
+        self._settle()
 
     def _settle(self) -> None:
         if self.running is not None and not self.running.cancelled() and self.running.exception() is not None:
             # the chunks are stored and not marked extracted: the post-ingest graph stage takes them up again
+            self.failed = True
             logger.warning("graph work during embedding failed; the post-ingest stages redo it",
                            exc_info=self.running.exception())
 
