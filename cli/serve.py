@@ -17,6 +17,7 @@ from agents.model_choice import describe_model
 from agents.negentropy.agent import build_root_agent
 from agents.runtime import close_loop_app, open_warm_app, register_loop_app
 from agents.sessions import database_session_service
+from cli.agui_admission import RunAdmission, RunGate
 from cli.agui_guard import GuardedADKAgent
 from cli.agui_identity import BearerAuth, ServeIdentity
 from cli.common import err_console
@@ -30,6 +31,8 @@ logger = logging.getLogger(__name__)
 
 AGENT_PATH = "/agent"
 USER_STATE_KEY = "negentropy_user_id"  # set by the server for every run, over whatever the client sent
+# ag-ui-adk's own run limit, lifted: RunAdmission bounds the runs (see cli/agui_admission.py for why)
+ADK_EXECUTION_LIMIT = 1_000_000
 
 
 def _request_state(identity: ServeIdentity) -> Callable[[Request, RunAgentInput], Awaitable[dict[str, Any]]]:
@@ -61,6 +64,7 @@ def create_app(settings: Settings | None = None, *, dsn: str | None = None, user
         use_thread_id_as_session_id=True,  # a thread finds its conversation again after a restart
         delete_session_on_cleanup=False,   # idle sessions leave the cache, never the database
         save_session_to_memory_on_cleanup=False,
+        max_concurrent_executions=ADK_EXECUTION_LIMIT,
     )
 
     @asynccontextmanager
@@ -76,7 +80,9 @@ def create_app(settings: Settings | None = None, *, dsn: str | None = None, user
             await session_service.close()
 
     app = FastAPI(title="Negentropy agent (AG-UI)", lifespan=lifespan)
-    if identity.needs_tokens:
+    app.state.run_gate = RunGate(settings.serve)
+    app.add_middleware(RunAdmission, path=AGENT_PATH, gate=app.state.run_gate)
+    if identity.needs_tokens:  # added last, so it runs first: a refused token never takes a run's place
         app.add_middleware(BearerAuth)
     add_adk_fastapi_endpoint(app, agent, path=AGENT_PATH, extract_state_from_request=_request_state(identity))
     app.include_router(web_router(identity.of, root_agent))
