@@ -26,6 +26,7 @@ AGUI_LOGGER = "ag_ui_adk"
 PROTOCOL_ERROR_CODES = frozenset({"NO_TOOL_RESULTS", "PENDING_TOOL_CALLS", "EXECUTION_TIMEOUT", "UNKNOWN_INTERRUPT",
                                   "INTERRUPT_RESUME_REQUIRED", "INTERRUPT_RESUME_INCOMPLETE"})
 INTERNAL_ERROR_CODE = "INTERNAL_ERROR"
+MAX_ID_CHARS = 128  # ADK keeps a thread as a session whose id column is VARCHAR(128)
 
 ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
 # The exceptions ag-ui-adk logged during one run; its background task inherits the list from the run.
@@ -46,6 +47,17 @@ def clean_run_input(input_data: RunAgentInput) -> RunAgentInput:
     raw = input_data.model_dump()
     cleaned = clean_value(raw)
     return input_data if cleaned == raw else RunAgentInput.model_validate(cleaned)
+
+
+def run_id_problem(input_data: RunAgentInput) -> str | None:
+    """What is wrong with the ids a client named for its run (None: nothing), said so the client can fix it."""
+    if not input_data.thread_id.strip():
+        return "threadId is empty: name the conversation thread this run belongs to"
+    for name, value in (("threadId", input_data.thread_id), ("runId", input_data.run_id),
+                        ("parentRunId", input_data.parent_run_id)):
+        if value is not None and len(value) > MAX_ID_CHARS:
+            return f"{name} is {len(value)} characters long; at most {MAX_ID_CHARS} are allowed"
+    return None
 
 
 class _FailureRecorder(logging.Handler):

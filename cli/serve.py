@@ -10,7 +10,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 import uvicorn
 from ag_ui.core import RunAgentInput
 from ag_ui_adk import add_adk_fastapi_endpoint
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from agents.model_choice import describe_model
@@ -18,7 +18,7 @@ from agents.negentropy.agent import build_root_agent
 from agents.runtime import close_loop_app, open_warm_app, register_loop_app
 from agents.sessions import database_session_service
 from cli.agui_admission import RunAdmission, RunGate
-from cli.agui_guard import GuardedADKAgent
+from cli.agui_guard import GuardedADKAgent, run_id_problem
 from cli.agui_identity import BearerAuth, ServeIdentity
 from cli.common import err_console
 from cli.forwarded_props import forwarded_state
@@ -37,9 +37,13 @@ ADK_EXECUTION_LIMIT = 1_000_000
 
 def _request_state(identity: ServeIdentity) -> Callable[[Request, RunAgentInput], Awaitable[dict[str, Any]]]:
     """ag-ui-adk's ``extract_state_from_request`` hook: forwarded props, and the request's person (the one
-    state key a client cannot set: this value overrides what the run's state says)."""
+    state key a client cannot set: this value overrides what the run's state says). For a run it is called
+    before the SSE stream starts, so ids the run could not keep are refused here with 422 (/agents/state calls
+    it too, and answers any exception with 500, but only reads a thread: its ids are not checked)."""
 
     async def extract(request: Request, input_data: RunAgentInput) -> dict[str, Any]:
+        if request.url.path == AGENT_PATH and (problem := run_id_problem(input_data)) is not None:
+            raise HTTPException(status_code=422, detail=problem)
         return {**await forwarded_state(request, input_data), USER_STATE_KEY: identity.of(request)}
 
     return extract

@@ -1,55 +1,16 @@
 """`negentropy serve` under load: runs beyond the concurrency limit wait for a turn, and runs beyond the queue
-get 503 with Retry-After before any SSE stream starts. The real app (real database, offline model) in process,
-over httpx's ASGI transport."""
+get 503 with Retry-After before any SSE stream starts (the real app in process: tests/agui_support.py)."""
 from __future__ import annotations
 
 import asyncio
 import json
-import uuid
-from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator
-
-import httpx
-from fastapi import FastAPI
 
 from cli.agui_admission import SERVER_BUSY_CODE
 from cli.serve import create_app
 from config.settings import ServeSettings
-from knowledge.ingest.documents import Document
+from tests.agui_support import USER, helios_corpus, post_run, run_body, running, sse_events
 from tests.conftest import make_settings
-
-USER = "sofia"
-DOC = Document(source_uri="helios.md", title="Project Helios - Retrieval Architecture Note",
-               text="Project Helios depends on the Aurora Vector Engine for its nearest-neighbour lookups.")
-
-
-@asynccontextmanager
-async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://agui.test", timeout=None) as client:
-            yield client
-
-
-def run_body(corpus_id: str, question: str = "What does Project Helios depend on?") -> dict[str, Any]:
-    return {"threadId": f"thread-{uuid.uuid4()}", "runId": str(uuid.uuid4()), "state": {}, "tools": [],
-            "context": [], "messages": [{"id": str(uuid.uuid4()), "role": "user", "content": question}],
-            "forwardedProps": {"corpus_ids": [corpus_id]}}
-
-
-def sse_events(response: httpx.Response) -> list[dict[str, Any]]:
-    return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
-
-
-async def post_run(client: httpx.AsyncClient, body: Any) -> httpx.Response:
-    return await client.post("/agent", content=body, headers={"accept": "text/event-stream",
-                                                              "content-type": "application/json"})
-
-
-async def helios_corpus(kapp) -> str:
-    corpus = await kapp.corpora.create("project_docs", "Project Docs")
-    await kapp.ingest_documents(corpus, [DOC])
-    return str(corpus.id)
 
 
 async def test_twenty_concurrent_runs_all_finish(kapp):
