@@ -3,8 +3,10 @@ is down, a --user who is nobody. The real app in process (tests/agui_support.py)
 from __future__ import annotations
 
 import json
+import uuid
 
 from cli.serve import create_app
+from knowledge.gateway.limits import arguments_digest
 from tests.agui_support import USER, helios_corpus, post_run, run_body, running, sse_events
 
 LONG_ID = "t" * 129
@@ -28,3 +30,21 @@ async def test_ids_a_run_cannot_keep_get_422_before_any_stream(kapp):
         assert state.status_code == 200 and state.json()["threadExists"] is False
         fine = await post_run(client, json.dumps({**run_body(corpus_id), "threadId": "t" * 128}))
         assert fine.status_code == 200 and sse_events(fine)[-1]["type"] == "RUN_FINISHED"
+
+
+async def test_forged_and_foreign_corpus_ids_of_a_run_are_refused_and_audited(kapp):
+    await helios_corpus(kapp)
+    li_na = str((await kapp.corpora.create("li_na_notes", "Li Na Notes")).id)  # Li Na's private notebook
+    forged = str(uuid.uuid4())
+    async with running(create_app(kapp.settings, dsn=kapp.db.dsn, user_id="kenji")) as client:
+        body = {**run_body(forged), "forwardedProps": {"corpus_ids": [forged, li_na]}}
+        events = sse_events(await post_run(client, json.dumps(body)))
+    text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text.startswith(f"I can't find the corpus '{forged}', '{li_na}', or you don't have access to it.")
+    async with kapp.db.connection() as conn:
+        rows = await conn.fetch("SELECT channel, person_id, token_id, tool, arguments_digest, decision, reason "
+                                "FROM gateway_audit WHERE tool = 'corpus_scope'")
+    assert [dict(r) for r in rows] == [{
+        "channel": "adk", "person_id": "kenji", "token_id": None, "tool": "corpus_scope",
+        "arguments_digest": arguments_digest({"corpus_ids": [forged, li_na]}), "decision": "denied",
+        "reason": "forbidden_corpus"}]
