@@ -123,7 +123,7 @@ async def route_turn(callback_context: CallbackContext, llm_request: LlmRequest)
             return text_response(f"I can't tell which corpora you may read: {exc}. Ask the workspace owner to add "
                                  f"your user id {callback_context.user_id!r} to a person of the topology.")
         except _DATABASE_ERRORS as exc:
-            logger.warning("corpus lookup failed: %s", exc)
-            return text_response(f"The knowledge base is not reachable right now ({exc}). Please try again later.")
+            logger.warning("corpus lookup failed: %s: %s", type(exc).__name__, exc)  # the details stay in the log
+            return text_response("The knowledge base is not reachable right now. Please try again later.")
     attach_session_context(callback_context, llm_request)
     return None

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import json
 import uuid
+from typing import Any, AsyncIterator
+
+import pytest_asyncio
 
 from cli.serve import create_app
+from knowledge.app import KnowledgeApp
+from knowledge.db.server import start_embedded_server
 from knowledge.gateway.limits import arguments_digest
 from tests.agui_support import USER, helios_corpus, post_run, run_body, running, sse_events
+from tests.conftest import make_settings
 
 LONG_ID = "t" * 129
 
@@ -48,3 +54,41 @@ async def test_forged_and_foreign_corpus_ids_of_a_run_are_refused_and_audited(ka
         "channel": "adk", "person_id": "kenji", "token_id": None, "tool": "corpus_scope",
         "arguments_digest": arguments_digest({"corpus_ids": [forged, li_na]}), "decision": "denied",
         "reason": "forbidden_corpus"}]
+
+
+@pytest_asyncio.fixture
+async def stoppable(embedder, tmp_path) -> AsyncIterator[tuple[KnowledgeApp, Any]]:
+    """A KnowledgeApp on a PostgreSQL server of its own, which the test may stop."""
+    server = start_embedded_server(tmp_path / "pg")
+    kapp = await KnowledgeApp.open(make_settings(tmp_path), dsn=server.get_uri(), embedder=embedder, progress=False)
+    try:
+        yield kapp, server
+    finally:
+        await kapp.close()
+        server.cleanup()
+
+
+async def test_a_stopped_database_gives_runs_a_clear_error_and_health_no_internals(stoppable, caplog):
+    kapp, server = stoppable
+    corpus_id = await helios_corpus(kapp)
+    loopback = create_app(kapp.settings, dsn=kapp.db.dsn, user_id=USER)
+    tokens = create_app(kapp.settings, dsn=kapp.db.dsn, user_id=None)
+    async with running(loopback) as client, running(tokens) as token_client:
+        assert (await token_client.get("/health")).json() == {"status": "ok"}
+        assert (await client.get("/health")).json()["corpora"] == 1
+        server.cleanup()  # the database stops
+
+        events = sse_events(await post_run(client, json.dumps(run_body(corpus_id))))
+        [error] = [e for e in events if e["type"] == "RUN_ERROR"]
+        assert error["code"] == "DATABASE_UNAVAILABLE"
+        assert error["message"].startswith("The database is unreachable")
+        health = await client.get("/health")
+        assert health.status_code == 503
+        assert health.json() == {"status": "degraded", "database": "unreachable", "agent_path": "/agent",
+                                 "model": health.json()["model"]}
+        open_health = await token_client.get("/health")
+        assert (open_health.status_code, open_health.json()) == (503, {"status": "degraded"})
+    logged = caplog.text
+    for text in (error["message"], health.text, open_health.text):
+        assert "SELECT" not in text and "Error" not in text and "/pg" not in text
+    assert "health: the database is unreachable" in logged
