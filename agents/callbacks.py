@@ -22,12 +22,17 @@ from agents.mentions import parse_mentions, strip_mentions
 from agents.runtime import knowledge_app
 from agents.session_context import (ACTION_INTENT_HINT, AVAILABLE_CORPORA, CORPUS_IDS, CORPUS_SCOPE, PENDING_INGEST,
                                     UI_CORPUS_IDS, SessionContext, refs_to_state)
+from knowledge.app import KnowledgeApp
 from knowledge.context.permissions import UnknownPersonError
 from knowledge.db.server import DatabaseUnavailableError
 
 logger = logging.getLogger(__name__)
 
 _DATABASE_ERRORS = (DatabaseUnavailableError, asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
+# the audit row of a refused corpus request: agent sessions (AG-UI's included) are the gateway's "adk" channel
+SCOPE_AUDIT_CHANNEL = "adk"
+SCOPE_AUDIT_TOOL = "corpus_scope"
+SCOPE_AUDIT_REASON = "forbidden_corpus"
 _MAX_CHOICE_WORDS = 3  # "@team_notes please" answers "which corpus?"; a longer text is a new request
 
 
@@ -71,6 +76,16 @@ def _write_hint(state: Any, text: str, ids: list[str]) -> None:
     _set_if_changed(state, ACTION_INTENT_HINT, hint.value)
 
 
+async def _audit_refused_requests(kapp: KnowledgeApp, user_id: str, refused: list[str]) -> None:
+    """A forged or stale corpus id (AG-UI forwardedProps, or the session's last scope) leaves an audit row."""
+    try:
+        person_id = kapp.access.person_for_user(user_id).id
+    except UnknownPersonError:
+        person_id = user_id  # the local operator names no person
+    await kapp.gateway.audit.record_refusal(channel=SCOPE_AUDIT_CHANNEL, person_id=person_id, tool=SCOPE_AUDIT_TOOL,
+                                            arguments={"corpus_ids": refused}, reason=SCOPE_AUDIT_REASON)
+
+
 async def _update_scope(callback_context: CallbackContext, text: str) -> LlmResponse | None:
     state = callback_context.state
     mentions = parse_mentions(text)
@@ -80,6 +95,8 @@ async def _update_scope(callback_context: CallbackContext, text: str) -> LlmResp
     kapp = await knowledge_app()
     resolution = await resolve_scope(kapp, callback_context.user_id, mentions, requested)
     state[AVAILABLE_CORPORA] = refs_to_state(resolution.available)
+    if resolution.refused_requests:
+        await _audit_refused_requests(kapp, callback_context.user_id, resolution.refused_requests)
     if resolution.unknown:
         return text_response(resolution.unknown_message())
     ids = [ref.id for ref in resolution.corpora]
@@ -106,7 +123,7 @@ async def route_turn(callback_context: CallbackContext, llm_request: LlmRequest)
             return text_response(f"I can't tell which corpora you may read: {exc}. Ask the workspace owner to add "
                                  f"your user id {callback_context.user_id!r} to a person of the topology.")
         except _DATABASE_ERRORS as exc:
-            logger.warning("corpus lookup failed: %s", exc)
-            return text_response(f"The knowledge base is not reachable right now ({exc}). Please try again later.")
+            logger.warning("corpus lookup failed: %s: %s", type(exc).__name__, exc)  # the details stay in the log
+            return text_response("The knowledge base is not reachable right now. Please try again later.")
     attach_session_context(callback_context, llm_request)
     return None

@@ -17,6 +17,8 @@ class ScopeResolution:
     corpora: list[CorpusRef] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)  # names or ids that are unknown or not accessible
     available: list[CorpusRef] = field(default_factory=list)
+    # the requested ids or names (not mentions in the text) refused: unknown, or a corpus the user may not read
+    refused_requests: list[str] = field(default_factory=list)
 
     def unknown_message(self) -> str:
         names = ", ".join(f"'{u}'" for u in self.unknown)
@@ -61,6 +63,8 @@ async def resolve_scope(kapp: KnowledgeApp, user_id: str, mentions: Iterable[str
         ids, unknown = resolve_mentions([value], aliases) if uuid is None and value else ([], [value])
         chosen.extend(ids)
         result.unknown.extend(unknown)
+        if unknown:
+            result.refused_requests.append(value)
     mentioned, unknown = resolve_mentions(mentions, aliases)
     chosen.extend(mentioned)
     result.unknown.extend(unknown)

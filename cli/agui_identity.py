@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from knowledge.app import KnowledgeApp
-from knowledge.context.topology import LOCAL_OPERATOR_USER
+from knowledge.context.topology import LOCAL_OPERATOR_USER, Topology, TopologyError, load_topology
 from knowledge.gateway.errors import UnknownTokenError
 
 OPEN_PATHS = frozenset({"/health"})
@@ -56,8 +56,24 @@ class ServeIdentity:
         return self.user_id if self.user_id is not None else getattr(request.state, _STATE_USER)
 
 
-def serve_identity(host: str, user: str | None, dev_operator: bool, operator_users: list[str]) -> ServeIdentity:
-    """The identity `negentropy serve` runs with; ServeIdentityError says what to pass instead."""
+def require_person(user: str, topology: Topology | None = None) -> None:
+    """ServeIdentityError unless ``user`` names a person of ``topology`` (None: the configured one) the way a
+    run resolves it (person id, email or listed user id): a server for nobody would refuse every run."""
+    try:
+        people = topology or load_topology()
+    except TopologyError as exc:
+        raise ServeIdentityError(f"--user {user!r} cannot be checked: {exc}") from None
+    if people.person_for_user(user) is None:
+        known = ", ".join(p.id for p in people.people) or "none"
+        raise ServeIdentityError(
+            f"--user {user!r} is not a person of the workspace topology (people: {known}); pass one of them "
+            "(negentropy topology view PERSON shows what they may read), or --dev-operator")
+
+
+def serve_identity(host: str, user: str | None, dev_operator: bool, operator_users: list[str],
+                   topology: Topology | None = None) -> ServeIdentity:
+    """The identity `negentropy serve` runs with (``topology``: the people --user may name; None: the configured
+    topology); ServeIdentityError says what to pass instead."""
     if not is_loopback(host):
         if user is not None or dev_operator:
             raise ServeIdentityError(
@@ -74,6 +90,7 @@ def serve_identity(host: str, user: str | None, dev_operator: bool, operator_use
             "corpus with no sign-in (development on your own machine only)")
     if dev_operator or user in operator_users:
         return ServeIdentity(DEV_OPERATOR_USER if dev_operator else user, DEV_OPERATOR_WARNING)
+    require_person(user, topology)
     return ServeIdentity(user)
 
 

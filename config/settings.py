@@ -139,6 +139,15 @@ class OffloadSettings(BaseModel):
     bulk_workers: int = 2
 
 
+class ServeSettings(BaseModel):
+    """`negentropy serve`: how many AG-UI runs execute at once, and how many more wait for a turn."""
+
+    max_concurrent_runs: int = Field(10, ge=1)
+    # runs past max_concurrent_runs wait in this queue; past it the server answers 503 with Retry-After
+    max_queued_runs: int = Field(40, ge=0)
+    retry_after_seconds: int = Field(5, ge=1)
+
+
 class ApprovalPolicy(str, Enum):
     per_tool = "per_tool"
     always = "always"
@@ -181,6 +190,7 @@ class Settings(BaseSettings):
     mcp: McpSettings = Field(default_factory=McpSettings)
     router: RouterSettings = Field(default_factory=RouterSettings)
     offload: OffloadSettings = Field(default_factory=OffloadSettings)
+    serve: ServeSettings = Field(default_factory=ServeSettings)
     # workspace topology JSON (people, libraries, permission views); unset: the shipped demo topology
     topology_path: Path | None = None
     # Session user ids that act as the local operator (every corpus but card inboxes): "local", the identity of

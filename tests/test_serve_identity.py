@@ -17,6 +17,7 @@ from cli.serve import create_app
 from config.settings import ADK_DEV_USERS
 from knowledge.app import KnowledgeApp
 from knowledge.context.permissions import UnknownPersonError
+from knowledge.context.topology import parse_topology, topology_path
 from knowledge.ingest.documents import Document
 from tests.agent_harness import start_conversation
 from tests.conftest import make_settings
@@ -47,6 +48,25 @@ def test_serve_with_the_dev_flag_warns_and_starts(monkeypatch):
     assert "warning: --dev-operator: the server acts as the local operator, who reads every corpus" in (
         " ".join(result.output.split()))
     assert started["host"] == "127.0.0.1" and started["port"] == 8123
+
+
+def test_serve_for_a_user_who_is_nobody_refuses_at_start_up(monkeypatch):
+    result, started = _invoke_serve(monkeypatch, "--user", "nobody")
+    assert result.exit_code == 1 and started == {}
+    message = " ".join(result.output.split())
+    assert "--user 'nobody' is not a person of the workspace topology (people: sofia, tomasz," in message
+    assert "negentropy topology view PERSON" in message
+
+
+def test_a_user_is_checked_against_the_configured_topology(tmp_path):
+    topology = json.loads(topology_path().read_text(encoding="utf-8"))
+    sofia = next(p for p in topology["people"] if p["id"] == "sofia")
+    sofia["user_ids"] = [*sofia.get("user_ids", []), "sofia-web"]
+    custom = parse_topology(topology)
+    assert serve_identity("127.0.0.1", "sofia-web", False, OPERATORS, custom).user_id == "sofia-web"
+    with pytest.raises(ServeIdentityError, match="'sofia-web' is not a person of the workspace topology"):
+        serve_identity("127.0.0.1", "sofia-web", False, OPERATORS)  # the shipped topology does not list it
+    assert serve_identity("127.0.0.1", "local", False, OPERATORS, custom).user_id == "local"  # the operator
 
 
 def test_beyond_loopback_every_request_names_its_person_with_a_token():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict
+from typing import Any, Mapping
 
 import asyncpg
 
@@ -14,6 +15,7 @@ from knowledge.db.database import Database
 from knowledge.db.queries import gateway as q
 from knowledge.db.queries.gateway import AuditRow
 from knowledge.db.server import DatabaseUnavailableError
+from knowledge.gateway.limits import arguments_digest
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +39,13 @@ class AuditLog:
         except DATABASE_ERRORS as exc:
             logger.error("audit row not written (%s: %s): %s", type(exc).__name__, exc, asdict(row))
             return None
+
+    async def record_refusal(self, *, channel: str, person_id: str | None, tool: str, arguments: Mapping[str, Any],
+                             reason: str) -> int | None:
+        """A "denied" row for a request refused before any tool ran (a channel's own check)."""
+        return await self.record(channel=channel, person_id=person_id, token_id=None, tool=tool,
+                                 arguments_digest=arguments_digest(arguments), decision="denied", reason=reason,
+                                 result_size=0, result_items=0, redactions=0, latency_ms=0.0)
 
     async def recent(self, person_id: str | None = None, limit: int = 100) -> list[dict]:
         async with self.db.connection() as conn:
