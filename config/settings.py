@@ -142,10 +142,10 @@ class OffloadSettings(BaseModel):
 class ServeSettings(BaseModel):
     """`negentropy serve`: how many AG-UI runs execute at once, and how many more wait for a turn."""
 
-    max_concurrent_runs: int = Field(10, ge=1)
+    max_concurrent_runs: int = Field(default=10, ge=1)
     # runs past max_concurrent_runs wait in this queue; past it the server answers 503 with Retry-After
-    max_queued_runs: int = Field(40, ge=0)
-    retry_after_seconds: int = Field(5, ge=1)
+    max_queued_runs: int = Field(default=40, ge=0)
+    retry_after_seconds: int = Field(default=5, ge=1)
 
 
 class ApprovalPolicy(str, Enum):
