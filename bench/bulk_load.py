@@ -73,7 +73,8 @@ async def _bulk_rows(kapp: KnowledgeApp, corpora: Sequence[Corpus], texts: Seque
         for corpus, corpus_texts in zip(corpora, texts):
             for start in range(0, len(corpus_texts), BATCH):
                 batch = corpus_texts[start:start + BATCH]
-                vectors = base[rng.integers(0, len(base), len(batch))] + rng.normal(0, NOISE, (len(batch), base.shape[1]))
+                vectors = (base[rng.integers(0, len(base), len(batch))]
+                           + rng.normal(0, NOISE, (len(batch), base.shape[1])))
                 vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
                 await q.insert_chunks(conn, [_row(corpus, text, vector) for text, vector in zip(batch, vectors)])
         await conn.execute("SET maintenance_work_mem = '512MB'")

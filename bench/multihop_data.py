@@ -156,8 +156,8 @@ def load_dataset(questions_path: Path, corpus_path: Path | None = None, name: st
         elif "context" in item and "supporting_facts" in item:
             question, own = _hotpot_question(item)
         else:
-            raise DatasetFormatError(f"{questions_path}: question {item.get('id')!r} is neither MuSiQue (paragraphs) nor HotpotQA "
-                             "(context + supporting_facts) format")
+            raise DatasetFormatError(f"{questions_path}: question {item.get('id')!r} is neither MuSiQue (paragraphs) "
+                                     "nor HotpotQA (context + supporting_facts) format")
         for passage in own:
             if corpus_path is None or passage.key in question.gold_keys:
                 passages.setdefault(passage.key, passage)

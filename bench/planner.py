@@ -43,7 +43,8 @@ def summary(size: int, stats: dict, stages: dict, recall: float, load: dict, que
             "fts_and_p50_ms": stats["raw FTS AND ranked, 1 corpus"]["p50"],
             "legacy_p50_ms": legacy["p50"], "legacy_p95_ms": legacy["p95"], "legacy_p99_ms": legacy["p99"],
             "planner_p50_ms": planner["p50"], "planner_p95_ms": planner["p95"], "planner_p99_ms": planner["p99"],
-            "knn_recall_at_10": recall, "load": load, "loadavg_after": loadavg(), "bulk_loaded": size > load["pipeline_chunks_per_corpus"],
+            "knn_recall_at_10": recall, "load": load, "loadavg_after": loadavg(),
+            "bulk_loaded": size > load["pipeline_chunks_per_corpus"],
             "variants_ms": stats, "planner_stages_ms": stages}
 
 

@@ -69,7 +69,8 @@ async def profile_split(source, corpus_count: int, rounds: int, profiler=None) -
         rows = {name: _percentiles(seconds + [0.0] * (runs - len(seconds))) for name, seconds in stages.items()}
         return {"set": dataset.name, "corpora": corpus_count, "questions": len(dataset.questions), "rounds": rounds,
                 "planner": _percentiles(planner_s), "dense": _percentiles(dense_s), "stages": rows,
-                "ranked": ranked, "snapshot_wait_ms": 1000 * snapshot_s, "snapshot_rows": kapp.retrieval.graph_snapshots.rows}
+                "ranked": ranked, "snapshot_wait_ms": 1000 * snapshot_s,
+                "snapshot_rows": kapp.retrieval.graph_snapshots.rows}
 
 
 def _print(result: dict) -> None:

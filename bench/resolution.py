@@ -134,7 +134,8 @@ def evaluate(
     return scored, metrics
 
 
-def throughput(resolver: EntityResolver, records: list[tuple[EntityRecord, EntityRecord]], seconds: float = 1.0) -> float:
+def throughput(resolver: EntityResolver, records: list[tuple[EntityRecord, EntityRecord]],
+               seconds: float = 1.0) -> float:
     n = 0
     start = time.perf_counter()
     while True:

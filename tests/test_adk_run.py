@@ -38,7 +38,8 @@ async def test_adk_run_answers_a_piped_question_with_corpus_citations(demo_app, 
     assert done.returncode == 0, done.stderr[-3000:]
     assert "negentropy agent: using the offline extractive model" in done.stderr
     answer = done.stdout.split("[PerceptionFaculty]: ", 1)[1]
-    assert answer.startswith("Project Helios depends on the Aurora Vector Engine for its nearest-neighbour lookups. [1]")
+    assert answer.startswith("Project Helios depends on the Aurora Vector Engine "
+                             "for its nearest-neighbour lookups. [1]")
     assert "References:\n[1] “Project Helios - Retrieval Architecture Note.” (from Corpus: Project Docs)" in answer
 
 

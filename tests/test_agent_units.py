@@ -70,7 +70,8 @@ def test_extractive_answer_keeps_bridge_evidence_and_lists_links():
     assert "depends on the Aurora Vector Engine for nearest-neighbour lookups. [1]" in answer
     assert "Mondays" not in answer and "Helios note" not in answer
     assert "(from Corpus: Research Papers)" in answer and "(from Corpus: Project Docs)" in answer
-    assert answer.split("Cross-corpus links:")[1].strip() == "- Project Docs -> Research Papers via Aurora Vector Engine: evidence [2]"
+    assert (answer.split("Cross-corpus links:")[1].strip()
+            == "- Project Docs -> Research Papers via Aurora Vector Engine: evidence [2]")
 
 
 def test_evidence_follows_the_chain_from_the_linking_fact_to_the_final_entity():
@@ -96,7 +97,8 @@ def test_the_second_link_of_a_bridge_is_kept_when_it_shares_no_question_word():
     bridge = {"source_corpus_id": "a", "source_corpus_label": "Project Docs", "target_corpus_id": "b",
               "target_corpus_label": "Research Papers", "via_entity": "Aurora Vector Engine", "hops": 1}
     results = [
-        _hit(1, "Project Helios depends on the Aurora Vector Engine for its nearest-neighbour lookups.", "Project Docs"),
+        _hit(1, "Project Helios depends on the Aurora Vector Engine for its nearest-neighbour lookups.",
+             "Project Docs"),
         _hit(2, "Google bundles Vertex AI Search with its cloud offering and competes on price for managed vector "
                 "search.", "Project Docs"),
         _hit(3, "Aurora Vector Engine was developed by Dr. Lin Wei and the storage group at Tsinghua University to "

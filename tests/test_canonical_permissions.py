@@ -133,7 +133,8 @@ async def test_rls_hides_other_corpora_from_raw_sql(linked_pair):
             rows = await conn.fetch(f"SELECT corpus_id FROM {table}")
             assert {r["corpus_id"] for r in rows} <= {a.id}, table
         assert {r["corpus_id"] for r in await conn.fetch("SELECT * FROM kg_entity_alias")} == {a.id}
-        canonical_names = {r["canonical_name"] for r in await conn.fetch("SELECT canonical_name FROM kg_entity_canonical")}
+        canonical_names = {r["canonical_name"]
+                           for r in await conn.fetch("SELECT canonical_name FROM kg_entity_canonical")}
         assert canonical_names == {"Maria Santos", "Kestrel Labs", "Quill Resolver"}
         # a bridge is visible only when it links two corpora of the setting
         assert await conn.fetch("SELECT * FROM kg_cross_corpus_bridge") == []

@@ -29,7 +29,7 @@ def test_paragraph_boundaries_are_kept_and_chinese_is_not_split_mid_sentence():
     text = "第一段讲的是项目背景。它很重要。\n\n第二段讲的是技术选型！我们选择了向量数据库。"
     chunks = chunk_text(text, chunk_size=30, overlap=10)
     assert all(c.text.endswith(("。", "！")) for c in chunks)
-    assert chunk_text(text, 800, 100)[0].text == "第一段讲的是项目背景。它很重要。\n\n第二段讲的是技术选型！我们选择了向量数据库。"
+    assert chunk_text(text, 800, 100)[0].text == "第一段讲的是项目背景。它很重要。\n\n第二段讲的是技术选型！我们选择了向量数据库。"  # noqa: E501
 
 
 def test_invalid_chunk_settings_are_rejected():

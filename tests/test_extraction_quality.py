@@ -77,7 +77,8 @@ async def test_generic_names_are_hubs_and_never_bridge_the_demo_corpora(demo_app
 def test_reference_matching_ignores_case_punctuation_and_articles():
     assert match_key("The Beatles") == match_key("beatles") == match_key("Beatles'")
     assert match_key("U.S.") == match_key("US") and match_key("Paris, France") != match_key("Paris")
-    assert is_date_or_number("January 1960") and is_date_or_number("1963") and not is_date_or_number("2018 Impact Factor")
+    assert (is_date_or_number("January 1960") and is_date_or_number("1963")
+            and not is_date_or_number("2018 Impact Factor"))
 
 
 def test_extraction_bench_scores_a_few_passages(capsys):
@@ -123,4 +124,5 @@ def test_reference_extractor_reads_entities_and_triples_of_the_passage():
     assert ("Journal of Mathematical Physics", "DEVELOPED", "American Institute of Physics") in {
         (r.source, r.type, r.target) for r in extraction.relations}      # "published by"
     # a text the reference does not hold goes to the offline extractor
-    assert {e.name for e in extractor.extract("Kestrel Labs is located in Berlin.").entities} == {"Kestrel Labs", "Berlin"}
+    assert ({e.name for e in extractor.extract("Kestrel Labs is located in Berlin.").entities}
+            == {"Kestrel Labs", "Berlin"})

@@ -15,8 +15,8 @@ from tests.gateway_support import Acme, acme  # noqa: F401 - fixture
 async def _age(acme: Acme, token_id: str, by: timedelta) -> None:
     """Move a token's creation and expiry into the past (the clock cannot be moved, the row can)."""
     async with acme.kapp.db.connection() as conn:
-        await conn.execute("UPDATE gateway_token SET created_at = created_at - $2::interval, expires_at = expires_at - $2::interval "
-                           "WHERE token_id = $1", token_id, by)
+        await conn.execute("UPDATE gateway_token SET created_at = created_at - $2::interval, "
+                           "expires_at = expires_at - $2::interval WHERE token_id = $1", token_id, by)
 
 
 async def test_token_works_until_it_expires_then_is_refused_and_audited(acme: Acme) -> None:

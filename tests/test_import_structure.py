@@ -141,6 +141,7 @@ def test_the_walk_sees_type_checking_and_function_level_imports(tmp_path):
     assert "knowledge.db.queries.canonical" in graph["knowledge.canonical.linker"]   # "from ... import canonical"
     assert "agents.negentropy.agent" in graph["agents.negentropy"]                   # "from . import agent"
     sample = tmp_path / "sample.py"
-    sample.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from knowledge.app import KnowledgeApp\n"
+    sample.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                      "    from knowledge.app import KnowledgeApp\n"
                       "def f():\n    import knowledge.corpora\n", encoding="utf-8")
     assert imported_modules("sample", sample, project_modules()) == {"knowledge.app", "knowledge.corpora"}

@@ -60,7 +60,8 @@ async def test_every_search_is_logged_and_negentropy_stats_reports_it(kapp, tmp_
     assert rows["graph expansion used"] == "100.0% (1/1)"
     assert rows["bridge path length P50 (target 1.0-1.3)"] == "1.00"
     assert rows["bridge path length P99 (target <= 2)"] == "1.00"
-    for stage in ("embed", "seeds", "seed_entities", "bridges", "expansion", "entity_hops", "fusion", "rerank", "legacy"):
+    for stage in ("embed", "seeds", "seed_entities", "bridges", "expansion", "entity_hops", "fusion", "rerank",
+                  "legacy"):
         assert rows[f"stage {stage} latency P50 / P95"].endswith(" ms")
 
     # another process reads the same numbers from the run log

@@ -73,7 +73,8 @@ async def test_database_error_in_the_expansion_stage_falls_back_to_legacy(demo_a
     requested, accessible = scope(corpora)
     gone = await Database.connect(kapp.settings, dsn=kapp.db.dsn, migrate=False, max_size=1)
     await gone.close()
-    broken = kapp.retrieval.planner.replacing("expansion", ExpansionStage(gone, kapp.settings, GraphReads(gone, kapp.settings, NeighbourhoodCache(8))))
+    broken = kapp.retrieval.planner.replacing(
+        "expansion", ExpansionStage(gone, kapp.settings, GraphReads(gone, kapp.settings, NeighbourhoodCache(8))))
     before = fallbacks("expansion")
     response = await UnifiedRetrievalService(kapp.db, kapp.query_cache, planner=broken).search(
         AURORA, requested, accessible, limit=5)

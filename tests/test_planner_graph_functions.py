@@ -19,7 +19,7 @@ REFERENCE_BRIDGES = """
         JOIN kg_cross_corpus_bridge b ON b.canonical_source_id = c.id AND b.canonical_target_id = c.id
                                      AND b.bridge_type = 'shared_entity'
         JOIN kg_entity_alias t ON t.canonical_id = c.id AND t.corpus_id = ANY($2) AND t.corpus_id <> s.corpus_id
-        WHERE TRUE 
+        WHERE TRUE
         AND EXISTS (SELECT 1 FROM kg_cross_corpus_bridge_corpus bs
                     WHERE bs.bridge_id = b.id AND bs.role = 'source' AND bs.corpus_id = s.corpus_id)
         AND EXISTS (SELECT 1 FROM kg_cross_corpus_bridge_corpus bt
@@ -43,7 +43,7 @@ REFERENCE_BRIDGES = """
         JOIN kg_cross_corpus_bridge b ON b.canonical_source_id = s.source_canonical AND b.canonical_target_id = c.id
                                      AND b.bridge_type = 'relation_path'
         JOIN kg_entity_alias t ON t.canonical_id = c.id AND t.corpus_id = ANY($2) AND t.corpus_id <> s.corpus_id
-        WHERE TRUE 
+        WHERE TRUE
         AND EXISTS (SELECT 1 FROM kg_cross_corpus_bridge_corpus bs
                     WHERE bs.bridge_id = b.id AND bs.role = 'source' AND bs.corpus_id = s.corpus_id)
         AND EXISTS (SELECT 1 FROM kg_cross_corpus_bridge_corpus bt

@@ -96,7 +96,8 @@ async def test_the_trace_names_every_stage_with_what_it_found(demo_app):
     response = await kapp.retrieval.search(case["question"], [corpora[n].id for n in case["corpora"]],
                                            [c.id for c in corpora.values()], limit=5, strict_scope=True)
     stages = {t.stage: t for t in response.trace}
-    assert list(stages) == ["embed", "seeds", "seed_entities", "bridges", "expansion", "entity_hops", "fusion", "rerank"]
+    assert list(stages) == ["embed", "seeds", "seed_entities", "bridges", "expansion", "entity_hops", "fusion",
+                            "rerank"]
     assert stages["seeds"].detail["per_corpus"] == {"Project Docs": 20, "Research Papers": 20}
     assert "Project Helios" in stages["seed_entities"].detail["per_corpus"]["Project Docs"]
     assert any(bridge["via_entity"] == "Aurora Vector Engine"

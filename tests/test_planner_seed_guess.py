@@ -49,7 +49,8 @@ async def test_the_chain_kept_from_a_confirmed_guess_is_the_database_seeds_chain
         ahead = await search(kapp, default, corpora, question)
         after = await search(kapp, without, corpora, question)
         assert ahead.mode == after.mode == "planner", (ahead.fallback_reason, after.fallback_reason)
-        assert seeds_trace(ahead).detail["graph_chain_ahead"] is True and "graph_chain_ahead" not in seeds_trace(after).detail
+        assert (seeds_trace(ahead).detail["graph_chain_ahead"] is True
+                and "graph_chain_ahead" not in seeds_trace(after).detail)
         assert [t.stage for t in ahead.trace] == [t.stage for t in after.trace] == DECLARED
         chain = {t.stage: t.detail for t in ahead.trace if t.stage in CHAIN}
         assert chain == {t.stage: t.detail for t in after.trace if t.stage in CHAIN} and chain["expansion"]["entities"]

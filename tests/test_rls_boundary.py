@@ -205,7 +205,8 @@ async def shadow(conn: asyncpg.Connection, schema: str, name: str) -> bool:
     """A temp table named like ``schema.name`` with its columns; a catalog's copy is forged to say the caller is a
     superuser that owns everything, the binding key's to hold a secret the caller knows. False: it cannot be made
     (a pseudo-typed column)."""
-    columns = await conn.fetch("SELECT quote_ident(attname) AS name, pg_catalog.format_type(atttypid, atttypmod) AS type "
+    columns = await conn.fetch("SELECT quote_ident(attname) AS name, "
+                               "pg_catalog.format_type(atttypid, atttypmod) AS type "
                                "FROM pg_catalog.pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 "
                                "AND NOT attisdropped ORDER BY attnum", f'"{schema}"."{name}"')
     try:

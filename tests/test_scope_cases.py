@@ -29,7 +29,8 @@ def test_all_seven_cases_are_defined():
 @pytest.mark.parametrize("connector", ["postgres", "unsafe"])
 @pytest.mark.parametrize("case", SCOPE_CASES, ids=[c.name for c in SCOPE_CASES])
 async def test_scope_case(ctx_app, tmp_path, case, connector):
-    rows = await run_scope_eval(ctx_app.router, {connector: ctx_app.search_connector(connector)}, tmp_path, cases=[case])
+    rows = await run_scope_eval(ctx_app.router, {connector: ctx_app.search_connector(connector)}, tmp_path,
+                                cases=[case])
     assert len(rows) == len(case.before) + len(case.checks)
     for row in rows:
         assert row.leaked_rows == 0, row

@@ -7,7 +7,7 @@ MAX_SENTENCE_CHARS = 320
 
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?。！？；;])\s+|\n+|(?<=[。！？])")
 _WORD_RE = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*|[\u4e00-\u9fff]+")
-_ABBREVIATION_RE = re.compile(r"(?:\b(?:dr|mr|mrs|ms|prof|inc|ltd|co|corp|jr|sr|st|vs|no|fig|al|e\.g|i\.e|etc)|\b[a-z])\.$",
+_ABBREVIATION_RE = re.compile(r"(?:\b(?:dr|mr|mrs|ms|prof|inc|ltd|co|corp|jr|sr|st|vs|no|fig|al|e\.g|i\.e|etc)|\b[a-z])\.$",  # noqa: E501
                               re.IGNORECASE)
 _HEADING_RE = re.compile(r"^\s*#")
 _MARKDOWN_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")

@@ -1,2 +1,2 @@
 """The Negentropy agent package, loadable by `adk web agents` and `adk run agents/negentropy`."""
-from . import agent
+from . import agent as agent

@@ -206,8 +206,8 @@ class EntityResolver:
         return [(records[a], records[b]) for a, b in zip(i.tolist(), j.tolist())]
 
     def _candidate_positions(self, records: Sequence[EntityRecord], n_new: int) -> tuple[np.ndarray, np.ndarray]:
-        return candidate_positions([(r.name, normalized_type(r.type)) for r in records], [_id_key(r.id) for r in records],
-                                   n_new, self.max_block_size, self.window)
+        return candidate_positions([(r.name, normalized_type(r.type)) for r in records],
+                                   [_id_key(r.id) for r in records], n_new, self.max_block_size, self.window)
 
     # ---------------------------------------------------------------- stage 2: comparison
     @staticmethod

@@ -154,7 +154,8 @@ def load_file(path: Path, base: Path | None = None, max_bytes: int | None = None
     uri = str(path.relative_to(base)) if base and path.is_relative_to(base) else str(path)
     suffix = path.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
-        raise DocumentLoadError(f"unsupported file type {suffix or '(none)'}; supported: {', '.join(SUPPORTED_SUFFIXES)}")
+        raise DocumentLoadError(f"unsupported file type {suffix or '(none)'}; "
+                                f"supported: {', '.join(SUPPORTED_SUFFIXES)}")
     _check_size(path, max_bytes)
     if suffix == ".pdf":
         return LoadedFile(documents=_load_pdf(path, uri))

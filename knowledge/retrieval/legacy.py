@@ -40,7 +40,8 @@ async def legacy_search(db: Database, known_corpora: KnownCorpora, query_embeddi
     corpora, *per_corpus = await asyncio.gather(known_corpora.by_ids(scope.effective),
                                                 *(search(c) for c in scope.effective))
     rows = [row for corpus_rows in per_corpus for row in corpus_rows if row["corpus_id"] in corpora]
-    hits = [hit_from_record(row, corpora[row["corpus_id"]], semantic=row["semantic_score"], keyword=row["keyword_score"])
+    hits = [hit_from_record(row, corpora[row["corpus_id"]], semantic=row["semantic_score"],
+                            keyword=row["keyword_score"])
             for row in rows]
     hits.sort(key=lambda h: (-h.score, h.chunk_id))
     return assign_citations(hits[:limit])

@@ -156,7 +156,8 @@ class OfflineExtractor:
                         j = k
                         continue
                 if gap == " " and nxt == "the" and len(parts) == 1 and j + 2 < n \
-                        and (j not in initials or cur.lower() in P.FIRST_NAMES) and _epithet_follows(text, toks, j, cur):
+                        and (j not in initials or cur.lower() in P.FIRST_NAMES) \
+                        and _epithet_follows(text, toks, j, cur):
                     parts.extend((j + 1, j + 2))                     # "Edward the Confessor", "Pliny the Elder"
                     end = toks[j + 2][1]
                     j += 2
@@ -301,7 +302,8 @@ class OfflineExtractor:
             rest = len(parts) > 1
             if low in P.TITLES and rest and not _legal_suffix_only(toks, parts[1:]):
                 title = True
-                if low.rstrip(".") in _HONORIFICS and len(parts) == 2 and toks[parts[1]][2].lower() not in P.FIRST_NAMES \
+                if low.rstrip(".") in _HONORIFICS and len(parts) == 2 \
+                        and toks[parts[1]][2].lower() not in P.FIRST_NAMES \
                         and NAME_WORD_RE.fullmatch(toks[parts[1]][2]):
                     break                                   # "Mrs. Medlock", "Lord Dalhousie": a surname alone
                 parts = parts[1:]
@@ -595,7 +597,7 @@ _ORDINALS = frozenset(["first", "second", "third", "fourth", "fifth", "sixth", "
 _CARDINALS = frozenset(["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "thirty", "hundred"])
 _ORDINAL_NAME_HEADS = P.EVENT_HEADS | P.NATIONAL_NAME_HEADS
 # a nickname between a first name and the surname: Samuel "Sam" Schultz, Raymond ``Ray ''Velcoro, Ronald ("Ron")
-_NICKNAME_RE = re.compile(r"""\s+\(?\s*(?:"|``|“|')\s*[A-Z][\w.-]*(?: [A-Z][\w.-]*)?\s*(?:"|''|”|')\s*\)?\s*(?=[A-Z])""")
+_NICKNAME_RE = re.compile(r"""\s+\(?\s*(?:"|``|“|')\s*[A-Z][\w.-]*(?: [A-Z][\w.-]*)?\s*(?:"|''|”|')\s*\)?\s*(?=[A-Z])""")  # noqa: E501
 _PRONOUN_I_AFTER_RE = re.compile(r"\s+(?:am|was|have|had|will|would|think|thought|do|did|can|could|went|said|"
                                  r"know|knew|love|feel|felt|want|need|see|saw|hope|guess|believe|also|really)\b")
 

@@ -468,7 +468,8 @@ PERSON_LABEL_BEFORE_RE = re.compile(
 # Acronym-shaped tokens that are units or boilerplate, never entities.
 NON_ENTITY_ACRONYMS = frozenset(w.lower() for w in _words(
     "ID IDs OK AM PM TBD TODO FAQ ETA FYI ASAP AKA EOD EOW PTO WIP NA N/A GB MB TB KB PB GiB MiB TiB KiB "
-    "MS GHz MHz KHz Hz KW KWh MW FM TV ERP CDP ZIP FPS QPS RPS TPS USD EUR RMB CNY GBP JPY UTC GMT CET CEST PST PDT EST EDT "
+    "MS GHz MHz KHz Hz KW KWh MW FM TV ERP CDP ZIP FPS QPS RPS TPS USD EUR RMB CNY GBP JPY UTC GMT CET CEST "
+    "PST PDT EST EDT "
     "BST JST CST IST AD BC CE BCE RE FW FWD CC BCC PS NB PP II III IV VI VII VIII IX XI XII P50 P90 P95 "
     "P99 SLA No Nr EP CD DVD VHS ABV"
 ))
@@ -486,7 +487,7 @@ COUNTRY_SHORT_NAMES = {"us": "unitedstates", "usa": "unitedstates", "unitedstate
                        "prc": "peoplesrepublicofchina", "drc": "democraticrepublicofthecongo",
                        "eu": "europeanunion", "un": "unitednations"}
 QUARTER_RE = re.compile(r"(?:Q[1-4]|H[12]|FY\d{2,4}|[1-9]Q|CY\d{2,4}|P[0-9]|V[0-9])")
-PERSON_VERB_AFTER_ZH = re.compile(r"^(?:说|表示|认为|指出|强调|介绍|透露|称|曾|也|在|加入|担任|毕业|出生|教授|博士|先生|女士)")
+PERSON_VERB_AFTER_ZH = re.compile(r"^(?:说|表示|认为|指出|强调|介绍|透露|称|曾|也|在|加入|担任|毕业|出生|教授|博士|先生|女士)")  # noqa: E501
 PLACE_BEFORE_RE = re.compile(
     r"(?:located|based|headquartered|situated|born|lives|lived|living|moved|relocated|travell?ed|"
     r"flew|city|town|province|country|state|capital|offices?|campus|headquarters)\s+(?:in|to|of|at|near|from)"

@@ -38,7 +38,8 @@ def hops_from_snapshots(graphs: Sequence[CorpusGraph], chunk_ids: Iterable[int],
 def _reached(graphs: Sequence[CorpusGraph], canonical_id: int, max_mentions: int,
              max_chunks: int) -> list[tuple] | None:
     """The (chunk, corpus) pairs mentioning the canonical entity in the scope, or None when it is not specific."""
-    members = [(graph, graph.hop_entities[e]) for graph in graphs for e in graph.canonical_members.get(canonical_id, ())]
+    members = [(graph, graph.hop_entities[e])
+               for graph in graphs for e in graph.canonical_members.get(canonical_id, ())]
     if sum(entity.mention_count for _, entity in members) > max_mentions:
         return None
     chunks = {(chunk_id, graph.corpus_id) for graph, entity in members for chunk_id in entity.chunk_ids}
