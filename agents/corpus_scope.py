@@ -22,7 +22,8 @@ class ScopeResolution:
 
     def unknown_message(self) -> str:
         names = ", ".join(f"'{u}'" for u in self.unknown)
-        known = ", ".join(ref.mention() for ref in self.available) or "none yet (create one with `negentropy corpus create`)"
+        known = (", ".join(ref.mention() for ref in self.available)
+                 or "none yet (create one with `negentropy corpus create`)")
         return (f"I can't find the corpus {names}, or you don't have access to it. "
                 f"Corpora you can use: {known}. Mention one with @name.")
 

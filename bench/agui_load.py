@@ -191,12 +191,13 @@ async def main(runs: int, seconds: float) -> int:
                      r["first_event_ms"]["p50"], r["first_event_ms"]["p95"],
                      r["run_ms"]["p50"] / base["run_ms"]["p50"], r["run_ms"]["p95"] / base["run_ms"]["p50"]])
     print_table("AG-UI load (`negentropy serve`, loopback, offline model)",
-                ["wave", "runs", "finished", "errors", "503s", "seconds", "runs/s", "run p50 ms", "run p95 ms", "run max ms",
-                 "first event p50 ms", "first event p95 ms", "p50 vs baseline", "p95 vs baseline p50"], rows)
+                ["wave", "runs", "finished", "errors", "503s", "seconds", "runs/s", "run p50 ms", "run p95 ms",
+                 "run max ms", "first event p50 ms", "first event p95 ms", "p50 vs baseline",
+                 "p95 vs baseline p50"], rows)
     for error in load.errors[:5]:
         console.print(f"  [red]error[/] {escape(error)}")
-    RESULTS.write_text(json.dumps({"commit": git_commit(), "person": PERSON, "limits": limits.model_dump(), "waves": results}, indent=2) + "\n",
-        encoding="utf-8")
+    summary = {"commit": git_commit(), "person": PERSON, "limits": limits.model_dump(), "waves": results}
+    RESULTS.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     console.print(f"results: {RESULTS.relative_to(REPO_ROOT)}")
     return 0 if all(not w.errors and w.outcomes for w in waves) else 1
 

@@ -18,7 +18,8 @@ def multihop(splits: List[int] = typer.Option([1, 3], "--split", help="Number of
                  None, help="Corpus file of {title, text} records; default: the questions' own paragraphs"),
              cache_db: bool = typer.Option(False, "--cache-db", help="Keep and reuse the ingested databases"),
              reference_triples: bool = typer.Option(
-                 False, "--reference-triples", help="Also the planner on the silver reference triples (MuSiQue)")) -> None:
+                 False, "--reference-triples",
+                 help="Also the planner on the silver reference triples (MuSiQue)")) -> None:
     """Recall@2/5/10 and MRR for BM25, dense, kb_rrf hybrid, legacy and the HybridPlanner, paired against dense."""
     from bench.multihop import main
 
@@ -39,7 +40,8 @@ def multihop(splits: List[int] = typer.Option([1, 3], "--split", help="Number of
 @bench_app.command("extraction")
 def extraction(limit_passages: Optional[int] = typer.Option(None, help="Only the first N passages"),
                reference: Optional[str] = typer.Option(
-                   None, help="Reference file of {title, text, entities, triples}; default: the MuSiQue one in ../shared/data"),
+                   None, help="Reference file of {title, text, entities, triples}; "
+                              "default: the MuSiQue one in ../shared/data"),
                errors: int = typer.Option(0, help="Print the N most frequent false positives and misses"),
                errors_half: str = typer.Option("tune", help="Whose errors to print: tune, held-out or all")) -> None:
     """Offline entity / relation extraction precision and recall against the MuSiQue silver reference."""
@@ -63,8 +65,9 @@ def answers(sets: List[str] = typer.Option(["musique", "hotpotqa", "demo"], "--s
                                            help="musique, hotpotqa or demo (repeat)"),
             limit_questions: Optional[int] = typer.Option(None, help="Only the first N questions of each set"),
             data: Optional[str] = typer.Option(None, help="Folder holding musique/ and hotpotqa/"),
-            cache_db: bool = typer.Option(False, "--cache-db",
-                                          help="Keep and reuse the dev sets' ingested databases (bench multihop's)")) -> None:
+            cache_db: bool = typer.Option(
+                False, "--cache-db",
+                help="Keep and reuse the dev sets' ingested databases (bench multihop's)")) -> None:
     """The agent's answers (offline model, or NE_MODEL): gold-answer containment, supporting-citation precision /
     recall and ms per turn, against the best sentence of dense top-1."""
     from bench.answers import main

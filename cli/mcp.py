@@ -120,7 +120,8 @@ async def approval_list(all_states: bool = typer.Option(False, "--all", help="Al
         approvals = await kapp.gateway.approvals.list(None if all_states else "pending")
     table = Table("#", "person", "tool", "arguments", "status", "requested")
     for a in approvals:
-        table.add_row(str(a.id), a.person_id, a.tool, str(a.arguments)[:90], a.status, f"{a.requested_at:%Y-%m-%d %H:%M}")
+        table.add_row(str(a.id), a.person_id, a.tool, str(a.arguments)[:90], a.status,
+                      f"{a.requested_at:%Y-%m-%d %H:%M}")
     console.print(table)
 
 

@@ -77,7 +77,9 @@ async def test_several_corpora_expand_for_every_question_but_an_overview(demo_ap
 
 def test_callers_cannot_force_graph_mode():
     parameters = inspect.signature(UnifiedRetrievalService.search).parameters
-    assert list(parameters) == ["self", "query", "corpus_ids", "accessible_corpus_ids", "limit", "strict_scope"]
+    # person_id is who searches: it picks a path only through the operator's rollout flags
+    assert list(parameters) == ["self", "query", "corpus_ids", "accessible_corpus_ids", "limit", "strict_scope",
+                                "person_id"]
 
 
 async def test_bad_arguments_and_empty_scopes(demo_app):
