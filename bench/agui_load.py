@@ -28,7 +28,8 @@ from typing import Any, AsyncIterator
 import httpx
 from rich.markup import escape
 
-from bench.harness import bench_data_dir, console, git_commit, latency_summary, print_table, scratch_app
+from bench.harness import (bench_data_dir, console, git_commit, latency_summary, print_table, scratch_app,
+                           stop_process)
 from cli.demo import build_demo_corpora, load_demo_queries
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -83,13 +84,7 @@ async def serve(dsn: str, data_dir: Path, log: Path) -> AsyncIterator[str]:
         await wait_healthy(url, process, log)
         yield url
     finally:
-        if process.returncode is None:
-            process.terminate()
-            try:
-                await asyncio.wait_for(process.wait(), 30)
-            except asyncio.TimeoutError:
-                process.kill()
-                await process.wait()
+        await stop_process(process, 30)
 
 
 async def wait_healthy(url: str, process: asyncio.subprocess.Process, log: Path) -> None:

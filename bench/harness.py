@@ -1,6 +1,7 @@
 """Benchmark plumbing: a throwaway database on the embedded server, timing and table printing."""
 from __future__ import annotations
 
+import asyncio
 import statistics
 import subprocess
 import tempfile
@@ -51,6 +52,18 @@ async def scratch_app(settings: Settings | None = None, server_dsn: str | None =
             admin = await asyncpg.connect(server_dsn)
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             await admin.close()
+
+
+async def stop_process(process: asyncio.subprocess.Process, grace_seconds: float) -> None:
+    """Terminate a server the bench started; kill it when it has not exited within ``grace_seconds``."""
+    if process.returncode is not None:
+        return
+    process.terminate()
+    try:
+        await asyncio.wait_for(process.wait(), grace_seconds)
+    except asyncio.TimeoutError:
+        process.kill()
+        await process.wait()
 
 
 def percentile(values: Sequence[float], pct: float) -> float:

@@ -13,6 +13,8 @@ import httpx2
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from bench.harness import stop_process
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 _LISTENING_RE = re.compile(r"listening on (http://\S+)")
 STARTUP_TIMEOUT_SECONDS = 90.0
@@ -52,13 +54,7 @@ async def http_server(env: dict[str, str], errlog_path: Path) -> AsyncIterator[s
         drain = asyncio.create_task(_drain(process, lines))
         yield url
     finally:
-        if process.returncode is None:
-            process.terminate()
-            try:
-                await asyncio.wait_for(process.wait(), 15)
-            except asyncio.TimeoutError:
-                process.kill()
-                await process.wait()
+        await stop_process(process, 15)
         if drain is not None:
             await drain  # ends at the closed pipe
         errlog_path.write_text("".join(lines), encoding="utf-8")
