@@ -5,13 +5,8 @@ import numpy as np
 
 from knowledge.graph.collect import ChunkText, EntityGroup, MentionSpan, collect
 from knowledge.graph.extraction import OfflineExtractor
-from knowledge.graph.merge_plan import (
-    ExistingEntity,
-    exact_match_is_decisive,
-    find_exact_matches,
-    new_records,
-    plan_merges,
-)
+from knowledge.graph.merge_plan import (ExistingEntity, exact_match_is_decisive, find_exact_matches, new_records,
+                                        plan_merges)
 from knowledge.graph.naming import display_name, informative_candidates, prefilter_keys, unique_canonical_names
 from knowledge.graph.resolution import EntityResolver
 

@@ -25,13 +25,8 @@ from knowledge.db.database import Database
 from knowledge.db.errors import is_connection_failure, unreachable
 from knowledge.db.queries import planner as planner_queries
 from knowledge.embedding import QueryEmbeddingCache
-from knowledge.metrics import (
-    cross_corpus_expansion_total,
-    cross_corpus_path_length,
-    observe_planner_run,
-    planner_fallback_total,
-    planner_requests_total,
-)
+from knowledge.metrics import (cross_corpus_expansion_total, cross_corpus_path_length, observe_planner_run,
+                               planner_fallback_total, planner_requests_total)
 from knowledge.pg_text import clean_text
 from knowledge.retrieval.legacy import legacy_search
 from knowledge.retrieval.planner import HybridPlanner, NeighbourhoodCache, PlanRequest, PlanState, StageFailed

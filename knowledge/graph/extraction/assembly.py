@@ -7,13 +7,8 @@ from dataclasses import dataclass
 
 from knowledge.graph import extraction_patterns as P
 from knowledge.graph.extraction.naming import Candidate, name_initials
-from knowledge.graph.extraction.types import (
-    COOCCUR_WEIGHT,
-    TYPED_WEIGHT,
-    ExtractedEntity,
-    ExtractedRelation,
-    Extraction,
-)
+from knowledge.graph.extraction.types import (COOCCUR_WEIGHT, TYPED_WEIGHT, ExtractedEntity, ExtractedRelation,
+                                              Extraction)
 from knowledge.names import normalize_name
 
 # Co-occurrence pairs are built from at most this many distinct entities per sentence.
