@@ -16,15 +16,15 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from agents.action_intent import ActionIntent, classify
-from agents.corpus_scope import resolve_scope
 from agents.ingest_payload import ingest_payload
-from agents.mentions import parse_mentions, strip_mentions
-from agents.runtime import knowledge_app
-from agents.session_context import (ACTION_INTENT_HINT, AVAILABLE_CORPORA, CORPUS_IDS, CORPUS_SCOPE, PENDING_INGEST,
-                                    UI_CORPUS_IDS, SessionContext, refs_to_state)
 from knowledge.app import KnowledgeApp
 from knowledge.context.permissions import UnknownPersonError
 from knowledge.db.server import DatabaseUnavailableError
+from session.corpus_scope import resolve_scope
+from session.mentions import parse_mentions, strip_mentions
+from session.runtime import knowledge_app
+from session.state import (ACTION_INTENT_HINT, AVAILABLE_CORPORA, CORPUS_IDS, CORPUS_SCOPE, PENDING_INGEST,
+                           UI_CORPUS_IDS, SessionContext, refs_to_state)
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from agents.action_intent import ActionIntent, classify
-from agents.mentions import strip_mentions
+from session.mentions import strip_mentions
 
 # "save this to: X", "note this: X", "请保存到：X" - the command ends at the first colon or line break.
 _SPLIT_RE = re.compile(r"[:：\n]")

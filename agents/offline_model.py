@@ -26,9 +26,9 @@ from google.genai import types
 from agents.answer import compose_global_answer, compose_papers_answer, compose_search_answer
 from agents.faculties import INTERNALIZATION, PERCEPTION
 from agents.ingest_payload import ingest_payload
-from agents.mentions import strip_mentions
-from agents.session_context import CorpusRef, SessionContext
 from knowledge.retrieval.query_intent import is_global_summary
+from session.mentions import strip_mentions
+from session.state import CorpusRef, SessionContext
 
 OFFLINE_MODEL_NAME = "negentropy-offline"
 _QUOTED_CONTEXT_PREFIX = "For context:"  # how ADK presents other agents' turns to a model

@@ -28,9 +28,8 @@ from typing import Any, AsyncIterator
 import httpx
 from rich.markup import escape
 
-from bench.harness import (bench_data_dir, console, git_commit, latency_summary, print_table, scratch_app,
-                           stop_process)
-from cli.demo import build_demo_corpora, load_demo_queries
+from bench.harness import bench_data_dir, console, git_commit, latency_summary, print_table, scratch_app, stop_process
+from demo.build import build_demo_corpora, load_demo_queries
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"

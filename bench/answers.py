@@ -32,17 +32,17 @@ from google.genai import types
 from agents.answer import select_evidence
 from agents.model_choice import build_model
 from agents.negentropy.agent import build_root_agent
-from agents.runtime import bind_knowledge_app
 from bench.harness import console, git_commit, print_table, scratch_app
 from bench.multihop import RESULTS_DIR
 from bench.multihop_data import DatasetSource, MultiHopDataset, corpus_index, dev_sets_by_name
 from bench.multihop_ingest import ingested_app
-from cli.demo import build_demo_corpora, load_demo_queries
 from config import get_settings
+from demo.build import build_demo_corpora, load_demo_queries
 from knowledge.app import KnowledgeApp
 from knowledge.corpora import Corpus
 from knowledge.db.queries import chunks as chunk_queries
 from knowledge.embedding import get_embedder
+from session.runtime import bind_knowledge_app
 
 SETS = ("musique", "hotpotqa", "demo")
 CORPUS_COUNT = 3

@@ -18,7 +18,7 @@ import random
 import numpy as np
 
 from bench.harness import Timer, print_table, scratch_app
-from cli.demo import build_demo_corpora
+from demo.build import build_demo_corpora
 from knowledge.canonical.layer import CanonicalStats
 from knowledge.db.queries.canonical import LINK_METHODS
 from knowledge.names import normalize_name

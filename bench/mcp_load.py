@@ -27,8 +27,7 @@ from rich.markup import escape
 from bench.graph_build import encyclopedic_chunks
 from bench.harness import bench_data_dir, console, latency_summary, print_table, scratch_app
 from bench.mcp_harness import http_server, http_session, server_environment
-from cli.context import build_context_demo
-from cli.demo import load_demo_queries
+from demo.build import build_context_demo, load_demo_queries
 from knowledge.context.topology import topology_path
 
 # People with different views: platform lead, contractor (one project), finance, Shanghai engineer.

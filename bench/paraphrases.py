@@ -19,7 +19,7 @@ from typing import Sequence
 
 from bench.harness import console, git_commit, print_table, scratch_app
 from bench.multihop import RESULTS_DIR
-from cli.demo import build_demo_corpora, load_demo_queries
+from demo.build import build_demo_corpora, load_demo_queries
 from knowledge.app import KnowledgeApp
 from knowledge.db.queries import chunks as chunk_queries
 

@@ -10,17 +10,15 @@ import typer
 from rich.table import Table
 
 from cli.common import console, fail, open_app, run_async
-from cli.demo import DEMO_DIR, build_demo_corpora
-from knowledge.app import KnowledgeApp
+from demo.build import build_context_demo
 from knowledge.context.cards import Card
 from knowledge.context.connectors import CONNECTOR_NAMES
-from knowledge.context.evals import ContextRow, ScopeEvalError, ScopeRow, load_context_questions, \
-    run_context_eval, run_scope_eval, summarize_context
+from knowledge.context.evals import (ContextRow, ScopeEvalError, ScopeRow, load_context_questions, run_context_eval,
+                                     run_scope_eval, summarize_context)
 from knowledge.context.lint import lint_topology
 from knowledge.context.permissions import UnknownPersonError, person_view
 from knowledge.context.router import ContextSearchResult, KnowledgeGap, RoutingDecision
 from knowledge.context.topology import load_topology
-from knowledge.corpora import Corpus
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_QUESTIONS = REPO_ROOT / "tests" / "data" / "context_questions.json"
@@ -42,18 +40,6 @@ def person_errors(func: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitabl
             fail(str(exc))
 
     return wrapper
-
-
-async def build_context_demo(kapp: KnowledgeApp) -> dict[str, Corpus]:
-    """The demo corpora plus every corpus of the current topology that has a folder under demo/corpora."""
-    corpora = await build_demo_corpora(kapp)
-    for library in kapp.access.topology().context_libraries:
-        for name in library.corpora:
-            folder = DEMO_DIR / "corpora" / name
-            if name not in corpora and folder.is_dir():
-                corpora[name] = await kapp.corpora.create(name, library.name, library.description)
-                await kapp.ingest_path(corpora[name], folder)
-    return corpora
 
 
 # ---------------------------------------------------------------------------- topology

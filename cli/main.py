@@ -131,9 +131,9 @@ def serve(host: str = typer.Option("127.0.0.1", help="Interface to bind (loopbac
           user: Optional[str] = typer.Option(None, help=_USER_HELP),
           dev_operator: bool = typer.Option(False, "--dev-operator", help=_DEV_OPERATOR_HELP)) -> None:
     """Serve the agent over AG-UI (SSE at /agent, /health); conversations persist in PostgreSQL."""
-    from cli.agui_identity import ServeIdentityError, serve_identity
     from cli.serve import serve as run_server
     from config import get_settings
+    from server.identity import ServeIdentityError, serve_identity
 
     try:
         identity = serve_identity(host, user, dev_operator, get_settings().operator_users)
@@ -150,9 +150,9 @@ def web(host: str = typer.Option("127.0.0.1", help="Interface the web app binds 
         dev_operator: bool = typer.Option(False, "--dev-operator", help=_DEV_OPERATOR_HELP),
         rebuild: bool = typer.Option(False, help="Run `next build` again even if web/.next exists")) -> None:
     """Start the agent's AG-UI server and the Next.js chat app (web/), and print the URL to open."""
-    from cli.agui_identity import ServeIdentityError, serve_identity
     from cli.web import run_web
     from config import get_settings
+    from server.identity import ServeIdentityError, serve_identity
 
     try:
         identity = serve_identity("127.0.0.1", user, dev_operator, get_settings().operator_users)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import httpx
 
-from cli.agui_identity import DEV_OPERATOR_USER, ServeIdentity, is_loopback
 from cli.common import console, err_console, fail
+from server.identity import DEV_OPERATOR_USER, ServeIdentity, is_loopback
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 START_TIMEOUT_SECONDS = 300

@@ -72,7 +72,7 @@ async def kapp(new_database, embedder, tmp_path) -> AsyncIterator[KnowledgeApp]:
 @pytest_asyncio.fixture(scope="session")
 async def demo_app(new_database, embedder, tmp_path_factory) -> AsyncIterator[tuple[KnowledgeApp, dict]]:
     """The demo corpora ingested once for the whole session; tests must only read from it."""
-    from cli.demo import build_demo_corpora
+    from demo.build import build_demo_corpora
 
     dsn = await new_database("demo")
     app = await KnowledgeApp.open(make_settings(tmp_path_factory.mktemp("demo")), dsn=dsn, embedder=embedder,

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Awaitable, Callable
 
-from cli.context import build_context_demo
+from demo.build import build_context_demo
 from knowledge.app import KnowledgeApp
 from knowledge.context.topology import DEMO_TOPOLOGY_PATH
 from tests.conftest import make_settings

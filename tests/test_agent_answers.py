@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from agents.negentropy.agent import build_root_agent
-from agents.runtime import bind_knowledge_app
-from cli.demo import DEMO_CORPORA, load_demo_queries
+from demo.build import DEMO_CORPORA, load_demo_queries
+from session.runtime import bind_knowledge_app
 from tests.agent_harness import start_conversation
 
 SEARCH = "search_knowledge_base"

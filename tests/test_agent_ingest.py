@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from agents.negentropy.agent import build_root_agent
-from agents.runtime import bind_knowledge_app
-from agents.session_context import ACTION_INTENT_HINT, PENDING_INGEST
 from config.settings import ApprovalPolicy
 from knowledge.app import KnowledgeApp
 from knowledge.embedding import EmbeddingError
 from knowledge.ingest.documents import Document
+from session.runtime import bind_knowledge_app
+from session.state import ACTION_INTENT_HINT, PENDING_INGEST
 from tests.agent_harness import CONFIRMATION, start_conversation
 from tests.conftest import REPO_ROOT, make_settings
 from tools.ingest_buffer import replay_ingest_buffer, spool_dir

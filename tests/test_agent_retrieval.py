@@ -13,10 +13,10 @@ from google.genai import types
 
 from agents.negentropy.agent import build_root_agent
 from agents.offline_model import OfflineModel
-from agents.runtime import bind_knowledge_app
-from agents.session_context import ACTION_INTENT_HINT, CORPUS_IDS, PENDING_INGEST
 from config.settings import FeatureFlags
 from knowledge.app import KnowledgeApp
+from session.runtime import bind_knowledge_app
+from session.state import ACTION_INTENT_HINT, CORPUS_IDS, PENDING_INGEST
 from tests.agent_harness import CONFIRMATION, start_conversation
 from tests.conftest import make_settings
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import asyncio
 
-from agents.runtime import close_loop_app, knowledge_app
 from config.settings import reset_settings_cache
+from session.runtime import close_loop_app, knowledge_app
 
 
 def test_each_event_loop_opens_its_own_app_from_the_environment(demo_app, monkeypatch, tmp_path):

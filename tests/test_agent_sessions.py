@@ -5,10 +5,10 @@ import asyncpg
 from google.adk.runners import Runner
 
 from agents.negentropy.agent import build_root_agent
-from agents.runtime import bind_knowledge_app
-from agents.session_context import CORPUS_IDS
 from agents.sessions import SESSION_SCHEMA, database_session_service
 from knowledge.ingest.documents import Document
+from session.runtime import bind_knowledge_app
+from session.state import CORPUS_IDS
 from tests.agent_harness import Conversation, start_conversation
 
 DOC = Document(source_uri="helios.md", title="Helios note",

@@ -8,8 +8,8 @@ from google.genai import types
 from agents.answer import compose_search_answer, select_evidence
 from agents.ingest_payload import ingest_payload
 from agents.offline_model import Turn, decide
-from agents.session_context import CorpusRef, SessionContext
 from config.settings import ApprovalPolicy
+from session.state import CorpusRef, SessionContext
 from tools.approval import HIGH_RISK_TOOLS, requires_approval
 
 A = CorpusRef("11111111-1111-1111-1111-111111111111", "team_notes", "Team Notes")

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from agents.access import accessible_corpus_ids_for
 from agents.negentropy.agent import build_root_agent
-from agents.runtime import bind_knowledge_app
-from cli.agui_identity import DEV_OPERATOR_USER
 from knowledge.app import KnowledgeApp
 from knowledge.context.evals import SCOPE_CASES, ScopeCheck
 from knowledge.context.permissions import UnknownPersonError
 from knowledge.context.topology import LOCAL_OPERATOR_USER, load_topology
+from server.identity import DEV_OPERATOR_USER
+from session.access import accessible_corpus_ids_for
+from session.runtime import bind_knowledge_app
 from tests.agent_harness import CONFIRMATION, start_conversation
 from tests.conftest import make_settings
 from tests.context_support import context_demo_dsn, demo_topology_data, write_topology

@@ -10,10 +10,10 @@ from uuid import UUID
 import pytest
 
 from agents.negentropy.agent import build_root_agent
-from agents.runtime import bind_knowledge_app
 from knowledge.context.permissions import UnknownPersonError
 from knowledge.gateway import ToolGateway
 from knowledge.gateway.adk import through_gateway
+from session.runtime import bind_knowledge_app
 from tests.agent_harness import start_conversation
 from tests.gateway_support import PLANTED_AWS_KEY, Acme, acme  # noqa: F401 - fixture
 

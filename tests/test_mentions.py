@@ -2,7 +2,7 @@ import uuid
 
 import pytest
 
-from agents.mentions import parse_mentions, resolve_mentions, strip_mentions
+from session.mentions import parse_mentions, resolve_mentions, strip_mentions
 
 
 @pytest.mark.parametrize(

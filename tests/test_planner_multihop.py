@@ -3,7 +3,7 @@
 entity connects to the question; the planner returns it as graph-expanded evidence with its bridge path."""
 import pytest
 
-from cli.demo import load_demo_queries
+from demo.build import load_demo_queries
 from knowledge.metrics import REGISTRY
 
 CASES = {case["bridge_entity"]: case for case in load_demo_queries()["multi_hop_cases"]}

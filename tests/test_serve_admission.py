@@ -6,9 +6,9 @@ import asyncio
 import json
 from typing import Any, AsyncIterator
 
-from cli.agui_admission import SERVER_BUSY_CODE
-from cli.serve import create_app
 from config.settings import ServeSettings
+from server.admission import SERVER_BUSY_CODE
+from server.app import create_app
 from tests.agui_support import USER, helios_corpus, post_run, run_body, running, sse_events
 from tests.conftest import make_settings
 

@@ -8,10 +8,10 @@ from typing import Any, AsyncIterator
 
 import pytest_asyncio
 
-from cli.serve import create_app
 from knowledge.app import KnowledgeApp
 from knowledge.db.server import start_embedded_server
 from knowledge.gateway.limits import arguments_digest
+from server.app import create_app
 from tests.agui_support import USER, helios_corpus, post_run, run_body, running, sse_events
 from tests.conftest import make_settings
 

@@ -9,16 +9,16 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from agents.access import accessible_corpus_ids_for, warn_about_dev_users
 from agents.negentropy.agent import build_root_agent
-from agents.runtime import bind_knowledge_app
-from cli.agui_identity import ServeIdentityError, is_loopback, serve_identity
-from cli.serve import create_app
 from config.settings import ADK_DEV_USERS
 from knowledge.app import KnowledgeApp
 from knowledge.context.permissions import UnknownPersonError
 from knowledge.context.topology import parse_topology, topology_path
 from knowledge.ingest.documents import Document
+from server.app import create_app
+from server.identity import ServeIdentityError, is_loopback, serve_identity
+from session.access import accessible_corpus_ids_for, warn_about_dev_users
+from session.runtime import bind_knowledge_app
 from tests.agent_harness import start_conversation
 from tests.conftest import make_settings
 

@@ -12,14 +12,14 @@ from ag_ui.core import RunAgentInput
 from fastapi.testclient import TestClient
 
 from agents.negentropy.agent import build_root_agent
-from agents.runtime import bind_knowledge_app
-from agents.session_context import STRICT_SCOPE, UI_CORPUS_IDS
-from cli.forwarded_props import forwarded_state
-from cli.serve import create_app
 from config.settings import PlannerSettings
 from knowledge.ingest.documents import Document
 from knowledge.retrieval.planner import HybridPlanner, NeighbourhoodCache
 from knowledge.retrieval.service import UnifiedRetrievalService
+from server.app import create_app
+from server.forwarded_props import forwarded_state
+from session.runtime import bind_knowledge_app
+from session.state import STRICT_SCOPE, UI_CORPUS_IDS
 from tests.agent_harness import start_conversation
 from tests.conftest import make_settings
 

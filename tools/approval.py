@@ -14,11 +14,11 @@ from uuid import UUID
 
 from google.adk.tools import BaseTool, FunctionTool, ToolContext
 
-from agents.access import accessible_corpus_ids_for
-from agents.runtime import knowledge_app
 from config.settings import ApprovalPolicy
 from knowledge.gateway import ToolGateway
 from knowledge.gateway.adk import CONTEXT_PARAMETER, through_gateway
+from session.access import accessible_corpus_ids_for
+from session.runtime import knowledge_app
 
 HIGH_RISK_TOOLS = frozenset({"ingest_to_corpus"})
 

@@ -10,10 +10,10 @@ from uuid import UUID
 
 from google.adk.tools import FunctionTool, ToolContext
 
-from agents.access import accessible_corpus_ids_for
-from agents.runtime import knowledge_app
-from agents.session_context import PENDING_INGEST, CorpusRef
 from knowledge.ingest.documents import Document
+from session.access import accessible_corpus_ids_for
+from session.runtime import knowledge_app
+from session.state import PENDING_INGEST, CorpusRef
 from tools.approval import gated_tool
 from tools.ingest_buffer import buffer_failed_ingest, buffered_item
 from tools.scope import match_corpus, session_corpora

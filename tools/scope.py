@@ -6,10 +6,10 @@ from uuid import UUID
 
 from google.adk.tools import ToolContext
 
-from agents.corpus_scope import accessible_corpora, ref_of
-from agents.runtime import knowledge_app
-from agents.session_context import CORPUS_IDS, CORPUS_SCOPE, CorpusRef, SessionContext
 from knowledge.app import KnowledgeApp
+from session.corpus_scope import accessible_corpora, ref_of
+from session.runtime import knowledge_app
+from session.state import CORPUS_IDS, CORPUS_SCOPE, CorpusRef, SessionContext
 
 
 @dataclass

@@ -9,8 +9,8 @@ from typing import Any, Optional
 
 from google.adk.tools import ToolContext
 
-from agents.session_context import STRICT_SCOPE
 from knowledge.retrieval.results import SearchHit
+from session.state import STRICT_SCOPE
 from tools.results import hit_to_tool_dict, response_to_tool_dict
 from tools.scope import ToolScope, resolve_tool_scope
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 from google.adk.agents import LlmAgent
 from google.adk.models.base_llm import BaseLlm
 
-from agents.access import warn_about_dev_users
 from agents.callbacks import attach_session_context, route_turn
 from agents.faculties import INTERNALIZATION, PERCEPTION, ROOT
 from agents.model_choice import build_model
-from . import instructions
 from config import get_settings
-from tools import perception_tools, internalization_tools
+from session.access import warn_about_dev_users
+from tools import internalization_tools, perception_tools
 from tools.approval import plain_confirmation_hint
+
+from . import instructions
 
 
 def build_root_agent(model: BaseLlm | None = None) -> LlmAgent:

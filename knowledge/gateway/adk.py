@@ -1,7 +1,7 @@
 """ADK tools through the gateway: the same identity, rate limit, audit, leak check and sanitising as MCP.
 
 The agent server has authenticated its session user and resolves their permission view in one place
-(agents/access.py, passed in as ``accessible_corpus_ids``); the gateway audits the call under the user's
+(session/access.py, passed in as ``accessible_corpus_ids``); the gateway audits the call under the user's
 topology person, withholds any returned row outside those corpora and sanitises the result. ADK's own
 tool confirmation (the same ``approval_policy``, asked before ADK runs the tool) is this channel's
 approval, so the gateway does not gate the call twice. A refusal comes back the way agent tools report

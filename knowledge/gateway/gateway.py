@@ -23,9 +23,8 @@ from knowledge.context.topology import ContextLibrary
 from knowledge.db.database import Database
 from knowledge.gateway.approval import ApprovalDesk, needs_approval
 from knowledge.gateway.audit import AuditLog
-from knowledge.gateway.errors import (ApprovalRequiredError, ForbiddenLibraryError, GatewayError,
-                                      InvalidArgumentsError, ToolFailedError,
-                                      UnknownPersonGatewayError, UnknownTokenError)
+from knowledge.gateway.errors import (ApprovalRequiredError, ForbiddenLibraryError, GatewayError, InvalidArgumentsError,
+                                      ToolFailedError, UnknownPersonGatewayError, UnknownTokenError)
 from knowledge.gateway.limits import arguments_digest, cap_strings, check_request_size, fit_result, result_size
 from knowledge.gateway.rate_limit import RateLimiter
 from knowledge.gateway.sanitize import Redactions, sanitize
@@ -134,7 +133,7 @@ class ToolGateway:
         the agent server already authenticated (a person id, email or listed user id of the topology).
 
         ``channel_corpus_ids``: the corpora the channel's own permission view gives ``user_id`` (agent sessions
-        resolve it in one place, agents/access.py); without it the topology view of ``user_id`` applies.
+        resolve it in one place, session/access.py); without it the topology view of ``user_id`` applies.
         ``approved_by_channel``: the channel ran its own approval gate under the same policy (ADK tool
         confirmation), so the gateway files no approval request of its own.
         Returns the sanitised result or raises a GatewayError; audited either way."""

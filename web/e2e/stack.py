@@ -28,11 +28,12 @@ import httpx
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT))
 
-from cli.demo import DEMO_CORPORA, DEMO_DIR, build_demo_corpora  # noqa: E402
+import asyncpg  # noqa: E402
+
 from config import Settings  # noqa: E402
+from demo.build import DEMO_CORPORA, DEMO_DIR, build_demo_corpora  # noqa: E402
 from knowledge.app import KnowledgeApp  # noqa: E402
 from knowledge.db.server import start_embedded_server, with_database  # noqa: E402
-import asyncpg  # noqa: E402
 
 PERSON = "sofia"
 FORBIDDEN_CORPUS = ("kenji_notes", "Kenji's notes", "Kenji Watanabe's private working notes")

@@ -1,5 +1,5 @@
 // `@Corpus` mentions in the composer: find them, resolve them to corpus ids (what forwardedProps.corpus_ids
-// carries), and edit them. The rules match the agent's (agents/mentions.py): "@name", "@\"Two words\"",
+// carries), and edit them. The rules match the agent's (session/mentions.py): "@name", "@\"Two words\"",
 // "@[Two words]", "@【名字】"; never inside an e-mail address; names match case-insensitively, or with
 // spaces, underscores and hyphens ignored when that picks exactly one corpus.
 

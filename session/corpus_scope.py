@@ -5,11 +5,11 @@ from dataclasses import dataclass, field
 from typing import Iterable
 from uuid import UUID
 
-from agents.access import accessible_corpus_ids_for
-from agents.mentions import resolve_mentions
-from agents.session_context import CorpusRef
 from knowledge.app import KnowledgeApp
 from knowledge.corpora import Corpus
+from session.access import accessible_corpus_ids_for
+from session.mentions import resolve_mentions
+from session.state import CorpusRef
 
 
 @dataclass

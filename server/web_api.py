@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from fastapi import APIRouter, Request
-from google.adk.agents import BaseAgent
 from fastapi.responses import JSONResponse
+from google.adk.agents import BaseAgent
 
 from knowledge.app import KnowledgeApp
 from knowledge.context.permissions import LibraryGrant, ResolvedView, UnknownPersonError

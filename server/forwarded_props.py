@@ -12,8 +12,8 @@ from typing import Any, cast
 from ag_ui.core import RunAgentInput
 from fastapi import Request
 
-from agents.session_context import STRICT_SCOPE, UI_CORPUS_IDS
 from knowledge.pg_text import clean_value
+from session.state import STRICT_SCOPE, UI_CORPUS_IDS
 
 
 def _prop(props: dict[str, Any], *names: str) -> tuple[bool, Any]:

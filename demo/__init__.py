@@ -1,0 +1,1 @@
+"""The bundled demo workspace: its corpora (demo/corpora), queries (queries.json) and topology."""
