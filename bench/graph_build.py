@@ -87,7 +87,7 @@ DEFAULT_WORKLOADS = ["recurring", "encyclopedic"] + (["musique"] if MUSIQUE_CORP
 async def measure(workload: str, size: int, increment: int, single_ingests: int) -> list[list[object]]:
     async with scratch_app() as kapp:
         corpus = await kapp.corpora.create("bench_graph")
-        chunks_only = IngestPipeline(kapp.db, kapp.embedder, post_ingest=[], progress=False)
+        chunks_only = IngestPipeline(kapp.db, kapp.embedder, kapp.pipeline.releaser, post_ingest=[], progress=False)
         texts = WORKLOADS[workload](size + increment + single_ingests)
         documents = documents_from_texts((f"doc-{i}", text) for i, text in enumerate(texts))
         await chunks_only.ingest_documents(corpus, documents[:size])

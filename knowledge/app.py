@@ -19,6 +19,7 @@ from knowledge.context.router import ContextRouter
 from knowledge.context.topology import load_topology
 from knowledge.corpora import Corpus, CorpusRegistry
 from knowledge.db.database import Database
+from knowledge.documents.lifecycle import DocumentLifecycle, Releaser
 from knowledge.embedding import Embedder, QueryEmbeddingCache, get_embedder
 from knowledge.gateway import ToolGateway, gateway_for
 from knowledge.graph.builder import GraphBuilder, GraphBuildReport
@@ -49,6 +50,7 @@ class KnowledgeApp:
     router: ContextRouter = field(init=False)
     cards: KnowledgeCards = field(init=False)
     gateway: ToolGateway = field(init=False)
+    documents: DocumentLifecycle = field(init=False)
 
     def __post_init__(self) -> None:
         offload.configure(self.settings.offload)
@@ -58,13 +60,15 @@ class KnowledgeApp:
                                         on_change=self.retrieval.on_graph_updated)
         # order matters: cache clear + the new entities (_after_ingest), then their communities and canonical
         # links, which are independent of each other and run side by side
-        self.pipeline = IngestPipeline(self.db, self.embedder,
+        releaser = Releaser(self.settings.linker.canonical_hub_degree_threshold)
+        self.pipeline = IngestPipeline(self.db, self.embedder, releaser,
                                        post_ingest=[IngestStage("graph", self._after_ingest),
                                                     IngestStage("communities and canonical links",
                                                                 self._communities_and_links),
                                                     IngestStage("caches", self._after_graph_update)],
                                        progress=self.progress, chunk_analyzer=self.graph.analyze_chunks,
                                        while_embedding=self._while_embedding)
+        self.documents = DocumentLifecycle(self.db, releaser, self.pipeline.finish, self.retrieval.on_graph_updated)
         # permission views, Context Router and knowledge cards over the workspace topology (docs/design.md 8)
         self.access = AccessResolver(self.corpora, partial(load_topology, self.settings.topology_path),
                                      self.settings.operator_users)

@@ -243,8 +243,9 @@ class GraphBuilder:
         mentions = [gq.MentionRow(entity_of[g.ref], m.chunk_id, m.start, m.end, m.surface)
                     for g in batch.groups.values() for m in g.mentions]
         report.mentions_added += await gq.insert_mentions(conn, corpus.id, mentions)
-        relations = _relation_rows(batch, entity_of)
+        relations, contributions = _relation_rows(batch, entity_of)
         report.relations_written += await gq.upsert_relations(conn, corpus.id, relations)
+        await gq.insert_relation_chunks(conn, corpus.id, contributions)
         report.candidates_added += await gq.insert_resolution_candidates(
             conn, corpus.id, _candidate_rows(plan, entity_of))
         new_ids = set(ids.values())
@@ -274,24 +275,27 @@ def _new_entity_degrees(batch: BatchExtraction, plan: MergePlan, new_entities: l
     return [len(neighbours[i]) for i in range(len(new_entities))]
 
 
-def _relation_rows(batch: BatchExtraction, entity_of: dict[GroupRef, int]) -> list[gq.RelationRow]:
-    """One row per (source, target, type): weights summed, first evidence kept, no self-loops after merging."""
-    merged: dict[tuple[int, int, str], gq.RelationRow] = {}
+def _relation_rows(batch: BatchExtraction, entity_of: dict[GroupRef, int]
+                   ) -> tuple[list[gq.RelationRow], list[gq.RelationRow]]:
+    """One row per (source, target, type): weights summed, first evidence kept, no self-loops after merging; and
+    one per (source, target, type, chunk): what each chunk gave it, so removing a chunk can take it away."""
+    merged: dict[tuple, gq.RelationRow] = {}
+    per_chunk: dict[tuple, gq.RelationRow] = {}
     for relation in batch.relations:
         source, target = entity_of[relation.source], entity_of[relation.target]
         if source == target:
             continue
         if relation.type in SYMMETRIC_RELATIONS and source > target:
             source, target = target, source
-        key = (source, target, relation.type)
-        previous = merged.get(key)
-        if previous is None:
-            merged[key] = gq.RelationRow(source, target, relation.type, relation.weight, relation.chunk_id,
-                                         relation.evidence)
-        else:
-            merged[key] = gq.RelationRow(source, target, relation.type, previous.weight + relation.weight,
-                                         previous.evidence_chunk_id, previous.evidence)
-    return list(merged.values())
+        row = gq.RelationRow(source, target, relation.type, relation.weight, relation.chunk_id, relation.evidence)
+        _add_weight(merged, (source, target, relation.type), row)
+        _add_weight(per_chunk, (source, target, relation.type, relation.chunk_id), row)
+    return list(merged.values()), list(per_chunk.values())
+
+
+def _add_weight(rows: dict[tuple, gq.RelationRow], key: tuple, row: gq.RelationRow) -> None:
+    previous = rows.get(key)
+    rows[key] = row if previous is None else replace(previous, weight=previous.weight + row.weight)
 
 
 def _candidate_rows(plan: MergePlan, entity_of: dict[GroupRef, int]) -> list[gq.CandidateRow]:

@@ -23,12 +23,14 @@ from knowledge import offload
 from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import chunks as q
+from knowledge.db.queries import documents as dq
 from knowledge.db.queries.corpora import touch_corpus
 from knowledge.db.queries.graph import select_chunk_texts, select_unextracted_chunk_ids
 from knowledge.db.queries.ingest_status import select_ingest_status
 from knowledge.embedding import Embedder, TokenEmbedder, TokenVectors
 from knowledge.ingest.chunking import chunk_text
 from knowledge.ingest.documents import Document, LoadError, LoadNotice, load_path
+from knowledge.ingest.identity import ChunkReleaser, Holding, one_per_source, sort_documents
 from knowledge.ingest.progress import BIG_TEXT, ProgressMode, progress_bar
 from knowledge.ingest.segmentation import search_text_for
 from knowledge.metrics import ingest_embedded_texts_total, ingest_stage_seconds
@@ -90,6 +92,8 @@ class IngestReport:
     chunks_total: int = 0
     chunks_added: int = 0
     chunks_skipped: int = 0
+    documents_unchanged: int = 0
+    documents_updated: int = 0
     errors: list[LoadError] = field(default_factory=list)
     notices: list[LoadNotice] = field(default_factory=list)
     new_chunks: list[NewChunk] = field(default_factory=list)
@@ -101,6 +105,8 @@ class IngestReport:
         self.chunks_total += other.chunks_total
         self.chunks_added += other.chunks_added
         self.chunks_skipped += other.chunks_skipped
+        self.documents_unchanged += other.documents_unchanged
+        self.documents_updated += other.documents_updated
         self.errors.extend(other.errors)
         self.notices.extend(other.notices)
         self.new_chunks.extend(other.new_chunks)
@@ -133,10 +139,11 @@ def storable(document: Document) -> tuple[Document, int]:
 
 
 class IngestPipeline:
-    def __init__(self, db: Database, embedder: Embedder, post_ingest: Sequence[IngestStage] = (),
-                 progress: ProgressMode | bool = True, chunk_analyzer: ChunkAnalyzer | None = None,
-                 while_embedding: StoredChunksStep | None = None) -> None:
+    def __init__(self, db: Database, embedder: Embedder, releaser: ChunkReleaser,
+                 post_ingest: Sequence[IngestStage] = (), progress: ProgressMode | bool = True,
+                 chunk_analyzer: ChunkAnalyzer | None = None, while_embedding: StoredChunksStep | None = None) -> None:
         self.db = db
+        self.releaser = releaser
         self.embedder = embedder
         self.chunk_analyzer = chunk_analyzer if isinstance(embedder, TokenEmbedder) else None
         self.post_ingest = list(post_ingest)
@@ -146,33 +153,104 @@ class IngestPipeline:
 
     async def ingest_path(self, corpus: Corpus, path: Path) -> IngestReport:
         loaded = load_path(path, self.settings.chunking.max_file_bytes, self.progress)
-        report = await self.ingest_documents(corpus, loaded.documents)
+        report = await self.ingest_documents(corpus, loaded.documents, origin=folder_of(path))
         report.files = loaded.files
         report.errors[:0] = loaded.errors
         report.notices[:0] = loaded.notices
         return report
 
     async def ingest_documents(self, corpus: Corpus, documents: Sequence[Document],
-                               extra_metadata: dict | None = None) -> IngestReport:
+                               extra_metadata: dict | None = None, origin: str = "") -> IngestReport:
+        """``origin``: the folder the documents were read from (what ``--sync`` compares), "" for other sources."""
         report = IngestReport(corpus=corpus.name, documents=len(documents))
+        documents, report.notices = one_per_source(documents)
+        hashes = await offload.bulk(lambda: [content_hash(storable(d)[0].text) for d in documents])
+        async with self.db.connection() as conn:
+            known = await dq.select_documents(conn, corpus.id, [d.source_uri for d in documents])
+            kinds = sort_documents(documents, hashes, known)
+            if kinds.unchanged:  # nothing to do but remember where they were seen last
+                await dq.set_origin(conn, corpus.id, [d.source_uri for d in kinds.unchanged], origin)
+        report.documents_unchanged = len(kinds.unchanged)
+        report.chunks_total = report.chunks_skipped = sum(d.chunk_count for d in kinds.unchanged)
+        replaced = await self._replace_documents(corpus, kinds.changed, extra_metadata, origin, report)
+        holdings: dict[str, Holding] = {}
         with ingest_stage_seconds.labels(stage="chunking").time():
-            rows = await offload.bulk(self._chunk_documents, corpus, documents, extra_metadata, report)
+            rows = await offload.bulk(self._chunk_documents, corpus, kinds.fresh, extra_metadata, report, holdings)
         with ingest_stage_seconds.labels(stage="sql").time():
             async with self.db.connection() as conn:
+                await dq.start_documents(conn, corpus.id, list(holdings), [h.title for h in holdings.values()],
+                                         origin)
                 existing = await q.select_existing_hashes(conn, corpus.id, [r.content_hash for r in rows])
         fresh = [r for r in rows if r.content_hash not in existing]
         report.chunks_skipped += len(rows) - len(fresh)
-        left_out = await self._left_out_of_graph(corpus)
+        # the chunks of replaced documents join the graph as stored chunks do, with their analyses
+        analysed = {c.id: c for c in replaced}
+        left_out = [analysed.get(c.id, c) for c in await self._left_out_of_graph(corpus)]
+        left_out_ids = {c.id for c in left_out}
         work: list[NewChunk] = []
+        added: list[NewChunk] = []
         if fresh or left_out:
             work, refused = await self._embed_and_insert(corpus, fresh, left_out, report)
-            left_out_ids = {c.id for c in left_out}
-            report.new_chunks = [c for c in work if c.id not in left_out_ids]
-            report.chunks_added = len(report.new_chunks)
-            report.chunks_skipped += len(fresh) - len(report.new_chunks) - refused
-            report.resumed = bool(left_out)
+            added = [c for c in work if c.id not in left_out_ids]
+            report.chunks_skipped += len(fresh) - len(added) - refused
+            report.resumed = bool(left_out_ids - set(analysed))
+        report.new_chunks = [*replaced, *added]
+        report.chunks_added = len(report.new_chunks)
+        await self._complete_documents(corpus, holdings, origin, report)
         await self._finish_stages(corpus, report, work)
         return report
+
+    async def _replace_documents(self, corpus: Corpus, documents: list[Document], extra_metadata: dict | None,
+                                 origin: str, report: IngestReport) -> list[NewChunk]:
+        """Each changed document's new version replaces its old one in one transaction, so a search sees one or
+        the other: the new chunks are embedded first, then stored, the document made to hold them, and the
+        chunks it let go of taken out with their share of the graph. The new chunks, with their analyses."""
+        replaced: list[NewChunk] = []
+        for document in documents:
+            holdings: dict[str, Holding] = {}
+            rows = await offload.bulk(self._chunk_documents, corpus, [document], extra_metadata, report, holdings)
+            if document.source_uri not in holdings:
+                continue  # nothing storable: named in report.errors, the old version stays
+            async with self.db.connection() as conn:
+                existing = await q.select_existing_hashes(conn, corpus.id, [r.content_hash for r in rows])
+            fresh: list[WorkRow] = await offload.bulk(
+                self._token_sorted, [r for r in rows if r.content_hash not in existing])
+            embedded, analysing = await self._embed(fresh)
+            analyses = await analysing
+            holding = holdings[document.source_uri]
+            try:
+                async with self.db.transaction() as conn:
+                    await self.releaser.lock(conn, corpus)
+                    stored = await q.insert_chunks(conn, embedded)
+                    released = await dq.set_document_chunks(conn, corpus.id, document.source_uri, holding.title,
+                                                            holding.document_hash, holding.content_hashes, origin)
+                    await self.releaser.release(conn, corpus, released)
+                    await touch_corpus(conn, corpus.id)
+            except _DOCUMENT_REFUSALS as exc:
+                report.errors.append(LoadError(document.source_uri, f"not stored: {exc}; the previous version stays"))
+                continue
+            replaced.extend(NewChunk(r["id"], r["corpus_id"], r["content"], analyses.get(r["content"]))
+                            for r in stored)
+            report.documents_updated += 1
+            report.chunks_skipped += len(rows) - len(stored)
+        return replaced
+
+    async def _complete_documents(self, corpus: Corpus, holdings: dict[str, Holding], origin: str,
+                                  report: IngestReport) -> None:
+        """New documents whose chunks all landed hold them now; a document a run left incomplete lets go of what
+        its earlier version stored and this one does not contain."""
+        failed = {e.source_uri for e in report.errors}
+        done = {uri: h for uri, h in holdings.items() if uri not in failed}
+        if not done:
+            return
+        async with self.db.transaction() as conn:
+            released: list[int] = []
+            for uri, holding in done.items():
+                released += await dq.set_document_chunks(conn, corpus.id, uri, holding.title, holding.document_hash,
+                                                         holding.content_hashes, origin)
+            if released:
+                await self.releaser.lock(conn, corpus)
+                await self.releaser.release(conn, corpus, released)
 
     async def _left_out_of_graph(self, corpus: Corpus) -> list[NewChunk]:
         """Chunks of the corpus an interrupted ingest stored but did not get into the graph."""
@@ -184,7 +262,7 @@ class IngestPipeline:
         return [NewChunk(r["id"], corpus.id, r["content"]) for r in rows]
 
     def _chunk_documents(self, corpus: Corpus, documents: Sequence[Document], extra_metadata: dict | None,
-                         report: IngestReport) -> list[q.ChunkRow]:
+                         report: IngestReport, holdings: dict[str, Holding]) -> list[q.ChunkRow]:
         rows: list[q.ChunkRow] = []
         seen: set[str] = set()
         chars = sum(len(d.text) for d in documents)
@@ -194,7 +272,7 @@ class IngestPipeline:
                 bar.set_postfix_str(document.source_uri[-40:])
                 document_end = bar.n + len(document.text)
                 try:
-                    rows.extend(self._document_rows(corpus, document, extra_metadata, seen, report,
+                    rows.extend(self._document_rows(corpus, document, extra_metadata, seen, report, holdings,
                                                     lambda done: bar.update(min(done, document_end - bar.n))))
                 except RecursionError:
                     report.errors.append(LoadError(document.source_uri, "metadata nested too deeply to store"))
@@ -202,8 +280,8 @@ class IngestPipeline:
         return rows
 
     def _document_rows(self, corpus: Corpus, document: Document, extra_metadata: dict | None, seen: set[str],
-                       report: IngestReport, advance: Callable[[int], object] = lambda chars: None
-                       ) -> list[q.ChunkRow]:
+                       report: IngestReport, holdings: dict[str, Holding],
+                       advance: Callable[[int], object] = lambda chars: None) -> list[q.ChunkRow]:
         """The document's chunk rows; ``advance`` is told about how many characters each chunk moved on."""
         document, removed = storable(document)
         if not document.text.strip():
@@ -216,10 +294,12 @@ class IngestPipeline:
         metadata = {"title": document.title, "source_uri": document.source_uri, **document.metadata,
                     **(clean_value(extra_metadata or {}))}  # type: ignore[dict-item]
         rows: list[q.ChunkRow] = []
+        holding = holdings[document.source_uri] = Holding(document.title, doc_hash, [])
         overlap = self.settings.chunking.chunk_overlap
         for chunk in chunk_text(document.text, self.settings.chunking.chunk_size, overlap):
             advance(max(len(chunk.text) - (overlap if chunk.index else 0), 0))
             digest = content_hash(chunk.text)
+            holding.content_hashes.append(digest)
             report.chunks_total += 1
             if digest in seen:
                 report.chunks_skipped += 1
@@ -231,6 +311,12 @@ class IngestPipeline:
                 metadata=metadata, embedding=None, search_text=search_text_for(chunk.text),  # type: ignore[arg-type]
             ))
         return rows
+
+    async def finish(self, corpus: Corpus) -> IngestReport:
+        """The post-ingest stages a removal (or an interrupted run) left for the corpus."""
+        report = IngestReport(corpus=corpus.name)
+        await self._finish_stages(corpus, report, [])
+        return report
 
     async def _finish_stages(self, corpus: Corpus, report: IngestReport, work: list[NewChunk]) -> None:
         """Run the post-ingest stages for the chunks of this run (new ones and those an interrupted run left out of
@@ -429,6 +515,12 @@ class _StoredChunksOverlap:
             self.failed = True
             logger.warning("graph work during embedding failed; the post-ingest stages redo it",
                            exc_info=self.running.exception())
+
+
+def folder_of(path: Path) -> str:
+    """The folder an ingest of ``path`` reads (a file's own folder), as documents record it for ``--sync``."""
+    resolved = path.resolve()
+    return str(resolved if resolved.is_dir() else resolved.parent)
 
 
 def removed_notice(removed: int) -> str:

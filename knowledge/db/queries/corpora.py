@@ -35,3 +35,10 @@ async def select_corpora_by_ids(conn: asyncpg.Connection, ids: list[UUID]) -> li
 
 async def touch_corpus(conn: asyncpg.Connection, corpus_id: UUID) -> None:
     await conn.execute("UPDATE corpus SET updated_at = now() WHERE id = $1", corpus_id)
+
+
+async def delete_corpus(conn: asyncpg.Connection, corpus_id: UUID) -> int:
+    """Remove the corpus and, by cascade, its documents, chunks, graph and canonical links; its chunk count."""
+    chunks = await conn.fetchval("SELECT count(*) FROM knowledge WHERE corpus_id = $1", corpus_id)
+    await conn.execute("DELETE FROM corpus WHERE id = $1", corpus_id)
+    return chunks

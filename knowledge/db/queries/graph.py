@@ -287,6 +287,24 @@ async def upsert_relations(conn: asyncpg.Connection, corpus_id: UUID, rows: Sequ
     return int(result.split()[-1])
 
 
+async def insert_relation_chunks(conn: asyncpg.Connection, corpus_id: UUID, rows: Sequence[RelationRow]) -> None:
+    """Record what each chunk gave a relation (its weight and evidence there), after ``upsert_relations``."""
+    if not rows:
+        return
+    await conn.execute(
+        """INSERT INTO kg_relation_chunk (relation_id, chunk_id, corpus_id, weight, evidence)
+           SELECT r.id, u.chunk_id, $1, u.weight, u.evidence
+           FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::float8[], $6::bigint[], $7::text[])
+                AS u(source_id, target_id, relation_type, weight, chunk_id, evidence)
+           JOIN kg_relation r ON r.source_entity_id = u.source_id AND r.target_entity_id = u.target_id
+                             AND r.relation_type = u.relation_type
+           ON CONFLICT (relation_id, chunk_id) DO UPDATE SET weight = kg_relation_chunk.weight + excluded.weight""",
+        corpus_id, [r.source_entity_id for r in rows], [r.target_entity_id for r in rows],
+        [r.relation_type for r in rows], [r.weight for r in rows], [r.evidence_chunk_id for r in rows],
+        [r.evidence for r in rows],
+    )
+
+
 async def insert_resolution_candidates(conn: asyncpg.Connection, corpus_id: UUID,
                                        rows: Sequence[CandidateRow]) -> int:
     """Queue POSSIBLE pairs for review; a pair already queued (or already decided) is left as it is."""
