@@ -27,7 +27,7 @@ def served_tools(kapp: KnowledgeApp) -> list[GatewayTool]:
     from knowledge.mcp_server import library_tools
 
     return library_tools(db=kapp.db, corpora=kapp.corpora, router=kapp.router, cards=kapp.cards,
-                         limits=kapp.settings.gateway)
+                         documents=kapp.documents, limits=kapp.settings.gateway)
 
 
 class Transport(str, Enum):

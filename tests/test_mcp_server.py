@@ -12,7 +12,8 @@ from mcp.shared.exceptions import MCPError
 from tests.gateway_support import PLANTED_AWS_KEY, Acme, acme  # noqa: F401 - fixture
 from bench.mcp_harness import http_server, http_session, server_environment, stdio_session
 
-EXPECTED_TOOLS = {"search", "read", "report_gap", "submit_card"}
+EXPECTED_TOOLS = {"search", "read", "report_gap", "submit_card", "document_list", "document_show", "document_delete",
+                  "corpus_delete"}
 # What `exercise` does, in order, as (tool, decision, reason) audit rows.
 EXPECTED_AUDIT = [
     ("resources/list", "allowed", ""),

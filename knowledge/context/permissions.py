@@ -123,6 +123,13 @@ class ResolvedView:
     def libraries_of_corpus(self, corpus_id: UUID) -> list[ContextLibrary]:
         return [g.library for g in self.grants if any(c.id == corpus_id for c in self.corpora_of(g.library.id))]
 
+    def may_change(self, corpus_id: UUID) -> bool:
+        """Documents of a corpus are changed or deleted by the local operator and the owners of a library mapping
+        it; readers who are not owners propose knowledge as cards instead."""
+        if self.person is None:
+            return True
+        return any(library.owner == self.person.id for library in self.libraries_of_corpus(corpus_id))
+
     @property
     def person_id(self) -> str | None:
         return self.person.id if self.person else None

@@ -83,6 +83,7 @@ class GatewayTool:
     arguments: type[BaseModel]
     handler: ToolHandler
     writes: bool = False
+    destructive: bool = False  # it deletes what callers stored (MCP's destructive hint)
     libraries_field: str | None = None  # argument naming libraries (a name or a list of names) to scope-check
     rows_field: str = "items"  # result key holding the returned rows (each may carry a corpus_id)
 

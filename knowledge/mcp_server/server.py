@@ -41,7 +41,7 @@ def tool_listing(tool: GatewayTool) -> types.Tool:
     schema.setdefault("properties", {})[APPROVAL_ARGUMENT] = _APPROVAL_SCHEMA
     return types.Tool(
         name=tool.name, description=tool.description, input_schema=schema,
-        annotations=types.ToolAnnotations(read_only_hint=not tool.writes, destructive_hint=False,
+        annotations=types.ToolAnnotations(read_only_hint=not tool.writes, destructive_hint=tool.destructive,
                                           open_world_hint=False),
     )
 
