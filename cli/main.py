@@ -14,17 +14,21 @@ from cli.canonical import canonical_app
 from cli.common import console, fail, open_app, run_async
 from cli.context import card_app, eval_app, person_errors, print_gap, print_search_explain, topology_app
 from cli.demo import run_demo
+from cli.documents import corpus_delete, document_app, sync_folder
 from cli.graph import graph_app
 from cli.ingest_group import DEFAULT_COMMAND, ingest_group, retry_buffer
 from cli.mcp import register as register_mcp_commands
 from cli.printing import PARTIAL_INGEST_EXIT_CODE, print_bridge_links, print_hits, print_ingest_report
 from cli.stats import stats
+from knowledge.ingest.documents import load_path
 from knowledge.ingest.progress import ProgressMode
 
 app = typer.Typer(help="Negentropy: federated knowledge graph and cross-corpus hybrid retrieval.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
-corpus_app = typer.Typer(help="Create and list corpora.", no_args_is_help=True)
+corpus_app = typer.Typer(help="Create, list and delete corpora.", no_args_is_help=True)
 app.add_typer(corpus_app, name="corpus")
+corpus_app.command("delete")(corpus_delete)
+app.add_typer(document_app, name="document")
 app.add_typer(bench_app, name="bench")
 app.add_typer(canonical_app, name="canonical")
 app.add_typer(graph_app, name="graph")
@@ -70,17 +74,37 @@ async def corpus_list(as_json: bool = typer.Option(False, "--json", help="Print 
 @run_async
 async def ingest(path: Path, corpus: str = typer.Option(..., "--corpus", "-c", help="Target corpus name"),
                  create: bool = typer.Option(True, help="Create the corpus if it does not exist"),
+                 sync: bool = typer.Option(False, "--sync", help="Also delete the documents ingested from this "
+                                           "folder that it no longer has (listed first, then confirmed)"),
+                 dry_run: bool = typer.Option(False, "--dry-run", help="With --sync: only list what would be "
+                                              "deleted; ingest nothing"),
+                 yes: bool = typer.Option(False, "--yes", "-y", help="With --sync: delete without asking"),
+                 as_: Optional[str] = typer.Option(None, "--as", help="With --sync: delete as this person "
+                                                   "(an owner of the corpus; default: the local operator)"),
                  progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
                                                          help="Progress bars on stderr per file and stage "
                                                               "(default: only on a terminal)")) -> None:
-    """Ingest a file or folder (.txt .md .json .jsonl .pdf) into a corpus; exit code 2 when some were skipped."""
+    """Ingest a file or folder (.txt .md .json .jsonl .pdf) into a corpus; exit code 2 when some were skipped.
+    A changed file replaces its earlier version; an unchanged one costs nothing."""
     if not path.exists():
         fail(f"no such file or folder: {path}")
+    if (sync or dry_run) and not path.is_dir():
+        fail("--sync and --dry-run take a folder")
+    if dry_run and not sync:
+        fail("--dry-run goes with --sync")
     mode = ProgressMode.tty if progress is None else (ProgressMode.always if progress else ProgressMode.never)
     async with await open_app(progress=mode) as kapp:
         target = await (kapp.corpora.create(corpus) if create else kapp.corpora.get(corpus))
+        if dry_run:
+            loaded = load_path(path, kapp.settings.chunking.max_file_bytes)
+            await sync_folder(kapp, target, path, [d.source_uri for d in loaded.documents], loaded.unreadable,
+                              dry_run=True, yes=yes, person=as_)
+            return
         report = await kapp.ingest_path(target, path)
-    print_ingest_report(report)
+        print_ingest_report(report)
+        if sync:
+            await sync_folder(kapp, target, path, report.sources, report.unreadable, dry_run=False, yes=yes,
+                              person=as_)
     if not report.complete:
         raise typer.Exit(code=PARTIAL_INGEST_EXIT_CODE)
 

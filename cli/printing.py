@@ -14,8 +14,9 @@ PARTIAL_INGEST_EXIT_CODE = 2  # some files or records were skipped (named in the
 
 def print_ingest_report(report: IngestReport) -> None:
     files = f"{report.files} files, " if report.files else ""
-    console.print(f"[bold]{escape(report.corpus)}[/]: {files}{report.documents} documents, {report.chunks_total} "
-                  f"chunks, {report.chunks_added} added, {report.chunks_skipped} already present", highlight=False)
+    console.print(f"[bold]{escape(report.corpus)}[/]: {files}{report.documents} documents ({report.documents_updated} "
+                  f"changed, {report.documents_unchanged} unchanged), {report.chunks_total} chunks, "
+                  f"{report.chunks_added} added, {report.chunks_skipped} already present", highlight=False)
     if report.resumed:
         console.print("  finished the graph stages an earlier, interrupted ingest left undone")
     for notice in report.notices:

@@ -75,7 +75,8 @@ class KnowledgeApp:
         self.router = ContextRouter(db=self.db, corpora=self.corpora, query_cache=self.query_cache,
                                     embedder=self.embedder, settings=self.settings.router, access=self.access,
                                     connector=PostgresConnector(self.retrieval))
-        self.cards = KnowledgeCards(self.db, self.corpora, self.pipeline, self.query_cache, self.access)
+        self.cards = KnowledgeCards(self.db, self.corpora, self.pipeline, self.documents, self.query_cache,
+                                    self.access)
         # the tool gateway (identity, scope, approval, audit, rate limits) for MCP and the agent's tools
         self.gateway = gateway_for(self.db, self.settings, self.access)
 

@@ -123,5 +123,5 @@ async def test_a_chat_note_becomes_a_card_only_its_author_can_search(kapp, tmp_p
     async with kapp.db.connection() as conn:
         row = await conn.fetchrow("SELECT source_uri, metadata FROM knowledge WHERE corpus_id = $1 AND content = $2",
                                   docs.id, NOTE)
-    assert row["source_uri"].startswith("chat://") and row["metadata"]["captured_by"] == "ingest_intent"
+    assert row["source_uri"].startswith("note://") and row["metadata"]["captured_by"] == "ingest_intent"
     assert json.loads(json.dumps(row["metadata"]))["card_id"] == str(card.id)

@@ -107,7 +107,7 @@ async def test_bad_card_requests_change_nothing(kapp):
 async def test_a_reviewer_who_lost_the_library_cannot_decide(kapp, tmp_path):
     await _corpora(kapp)
     path = write_topology(tmp_path / "t.json", demo_topology_data())
-    cards = KnowledgeCards(kapp.db, kapp.corpora, kapp.pipeline, kapp.query_cache,
+    cards = KnowledgeCards(kapp.db, kapp.corpora, kapp.pipeline, kapp.documents, kapp.query_cache,
                            kapp.access.with_topology(partial(load_topology, path)))
     card = await cards.submit("jonas", CARD, "platform-docs")
     await cards.review(card.id, "kenji")

@@ -65,7 +65,7 @@ async def test_a_big_file_shows_progress_while_read_chunked_and_measured(kapp, t
     corpus = await kapp.corpora.create("big")
     loaded = load_path(big, kapp.settings.chunking.max_file_bytes, ProgressMode.always)
     assert [d.source_uri for d in loaded.documents] == ["big.txt"]
-    rows = kapp.pipeline._chunk_documents(corpus, loaded.documents, None, IngestReport(corpus="big"))
+    rows = kapp.pipeline._chunk_documents(corpus, loaded.documents, None, IngestReport(corpus="big"), {})
     assert len(rows) > 1_000
     kapp.pipeline._token_sorted(rows)
 

@@ -37,7 +37,8 @@ def note_document(text: str, tool_context: ToolContext) -> Document:
     first_line = text.strip().splitlines()[0]
     title = first_line[:_TITLE_CHARS] + ("…" if len(first_line) > _TITLE_CHARS else "")
     return Document(
-        source_uri=f"chat://{tool_context.session.id}/{digest}",
+        # the note's identity: its author and text, so the same note saved again (in any session) is that document
+        source_uri=f"note://{tool_context.user_id}/{digest}",
         text=text.strip(),
         title=title,
         metadata={"title": title, "author": tool_context.user_id, "session_id": tool_context.session.id,

@@ -23,6 +23,7 @@ from knowledge.corpus_ids import parse_corpus_id
 from knowledge.db.database import Database
 from knowledge.db.queries import cards as q
 from knowledge.db.queries.cards import CardRecord as Card
+from knowledge.documents.lifecycle import DocumentLifecycle
 from knowledge.embedding import QueryEmbeddingCache
 from knowledge.ingest.documents import Document
 from knowledge.ingest.pipeline import IngestPipeline, IngestReport, content_hash
@@ -59,11 +60,12 @@ class CardError(ValueError):
 
 
 class KnowledgeCards:
-    def __init__(self, db: Database, corpora: CorpusRegistry, pipeline: IngestPipeline,
+    def __init__(self, db: Database, corpora: CorpusRegistry, pipeline: IngestPipeline, documents: DocumentLifecycle,
                  query_cache: QueryEmbeddingCache, access: AccessResolver) -> None:
         self.db = db
         self.corpora = corpora
         self.pipeline = pipeline
+        self.documents = documents  # the inbox copy of a decided card leaves as any document does
         self.query_cache = query_cache  # cleared when a card changes what a search can find
         self.access = access
         self.app_name = corpora.app_name
@@ -210,10 +212,13 @@ class KnowledgeCards:
                 if card.review_status not in OPEN_STATUSES:
                     raise CardError(f"card {card_id} is already {card.review_status}")
                 promoted, status, allowed_from = 0, CardStatus.rejected.value, OPEN_STATUSES
-            if card.inbox_corpus_id is not None:
-                await q.delete_card_chunks(conn, card.inbox_corpus_id, card.id)
+            inbox = await self.corpora.by_ids([card.inbox_corpus_id]) if card.inbox_corpus_id else []
+            if inbox:
+                await self.documents.remove(conn, inbox[0], [f"card:{card.id}"])
             updated = await q.mark_decided(conn, card_id, status, reviewer, note, allowed_from, promoted)
             await q.insert_card_event(conn, card_id, reviewer, card.review_status, status, note)
+        if inbox:
+            await self.documents.finish(inbox[0])
         self.query_cache.clear()
         knowledge_cards_total.labels(action=status).inc()
         return updated

@@ -65,32 +65,41 @@ class DocumentLifecycle:
                 return None
             return DocumentView(found, await dq.select_document_chunks(conn, found.id))
 
-    async def stale(self, corpus: Corpus, origin: str, present: Sequence[str]) -> list[dq.DocumentRow]:
-        """Documents last ingested from the folder ``origin`` that it no longer has (what ``--sync`` removes)."""
+    async def stale(self, corpus: Corpus, origin: str, present: Sequence[str],
+                    unreadable: Sequence[str] = ()) -> list[dq.DocumentRow]:
+        """Documents last ingested from the folder ``origin`` that it no longer has (what ``--sync`` removes); a
+        file that is there but could not be read keeps its documents (the file itself and its records, ``#...``)."""
         async with self.db.connection() as conn:
             recorded = await dq.list_documents(conn, corpus.id, origin=origin)
         here = set(present)
-        return [d for d in recorded if d.source_uri not in here]
+        kept = tuple(unreadable)
+        return [d for d in recorded if d.source_uri not in here
+                and not any(d.source_uri == u or d.source_uri.startswith(u + "#") for u in kept)]
 
     async def delete(self, corpus: Corpus, source_uris: Sequence[str]) -> Removal:
         """Remove the documents (one transaction) with every chunk no other document holds and its share of the
-        graph, then finish the stages that follows."""
-        report = Removal(corpus.name)
+        graph, then finish the stages that follow."""
         async with self.db.transaction() as conn:
-            await self.releaser.lock(conn, corpus)
-            held: list[int] = []
-            for uri in dict.fromkeys(source_uris):
-                chunk_ids = await dq.delete_document(conn, corpus.id, uri)
-                if chunk_ids is None:
-                    report.missing.append(uri)
-                else:
-                    report.documents.append(uri)
-                    held += chunk_ids
-            removed = await self.releaser.release(conn, corpus, held)
-        report.chunks, report.entities, report.relations = (removed.chunks, removed.entities_removed,
-                                                            removed.relations_removed)
+            report = await self.remove(conn, corpus, source_uris)
         if report.documents:
             await self.finish(corpus)
+        return report
+
+    async def remove(self, conn: asyncpg.Connection, corpus: Corpus, source_uris: Sequence[str]) -> Removal:
+        """``delete`` inside the caller's transaction; the caller runs ``finish`` once it commits."""
+        report = Removal(corpus.name)
+        await self.releaser.lock(conn, corpus)
+        held: list[int] = []
+        for uri in dict.fromkeys(source_uris):
+            chunk_ids = await dq.delete_document(conn, corpus.id, uri)
+            if chunk_ids is None:
+                report.missing.append(uri)
+            else:
+                report.documents.append(uri)
+                held += chunk_ids
+        removed = await self.releaser.release(conn, corpus, held)
+        report.chunks, report.entities, report.relations = (removed.chunks, removed.entities_removed,
+                                                            removed.relations_removed)
         return report
 
     async def delete_corpus(self, corpus: Corpus) -> int:

@@ -53,6 +53,7 @@ class LoadedFile:
 @dataclass
 class LoadedPath(LoadedFile):
     files: int = 0
+    unreadable: list[str] = field(default_factory=list)  # source URIs of the files that could not be read at all
 
 
 class DocumentLoadError(ValueError):
@@ -235,6 +236,7 @@ def load_path(path: Path, max_bytes: int | None = None,
                 loaded = load_file(file, base, max_bytes)
             except (DocumentLoadError, OSError) as exc:
                 result.errors.append(LoadError(str(file), str(exc)))
+                result.unreadable.append(str(file.relative_to(base)) if file.is_relative_to(base) else str(file))
             else:
                 result.documents.extend(loaded.documents)
                 result.errors.extend(loaded.errors)

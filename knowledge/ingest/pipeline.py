@@ -98,6 +98,8 @@ class IngestReport:
     notices: list[LoadNotice] = field(default_factory=list)
     new_chunks: list[NewChunk] = field(default_factory=list)
     resumed: bool = False  # the post-ingest stages ran for work an earlier run left undone
+    sources: list[str] = field(default_factory=list)  # of the documents read (a folder ingest: what --sync keeps)
+    unreadable: list[str] = field(default_factory=list)  # of the files that could not be read (kept by --sync)
 
     def merge(self, other: "IngestReport") -> None:
         self.files += other.files
@@ -155,6 +157,8 @@ class IngestPipeline:
         loaded = load_path(path, self.settings.chunking.max_file_bytes, self.progress)
         report = await self.ingest_documents(corpus, loaded.documents, origin=folder_of(path))
         report.files = loaded.files
+        report.sources = [d.source_uri for d in loaded.documents]
+        report.unreadable = loaded.unreadable
         report.errors[:0] = loaded.errors
         report.notices[:0] = loaded.notices
         return report

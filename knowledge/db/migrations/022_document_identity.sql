@@ -68,3 +68,7 @@ BEGIN
         EXECUTE format('GRANT SELECT ON %I TO negentropy_reader', t);
     END LOOP;
 END $$;
+
+-- `negentropy document delete`, `corpus delete` and `ingest --sync` audit their deletions like the gateway's tools.
+ALTER TABLE gateway_audit DROP CONSTRAINT gateway_audit_channel_check;
+ALTER TABLE gateway_audit ADD CONSTRAINT gateway_audit_channel_check CHECK (channel IN ('mcp', 'adk', 'cli'));

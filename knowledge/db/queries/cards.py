@@ -133,10 +133,3 @@ async def select_card_events(conn: asyncpg.Connection, card_id: int) -> list[asy
 
 async def delete_card(conn: asyncpg.Connection, card_id: int) -> None:
     await conn.execute("DELETE FROM knowledge_card WHERE id = $1", card_id)
-
-
-async def delete_card_chunks(conn: asyncpg.Connection, corpus_id: UUID, card_id: int) -> int:
-    """Remove a card's chunks from a corpus (its author's inbox once it is promoted or rejected)."""
-    status = await conn.execute(
-        "DELETE FROM knowledge WHERE corpus_id = $1 AND metadata->>'card_id' = $2", corpus_id, str(card_id))
-    return int(status.split()[-1])
