@@ -5,6 +5,7 @@ survivors' names follow their remaining mentions, the communities are marked sta
 members are refreshed with their bridges. The surviving entities' canonical links follow in the next link run."""
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from typing import Sequence
 from uuid import UUID
 
@@ -17,7 +18,7 @@ from knowledge.db.queries import documents as dq
 from knowledge.db.queries import graph as gq
 from knowledge.db.queries import graph_removal as rq
 from knowledge.db.queries.canonical.corpus_filter import require_corpus_filter
-from knowledge.graph.naming import prefilter_keys
+from knowledge.graph.naming import display_name, prefilter_keys
 from knowledge.names import normalize_name
 
 
@@ -35,7 +36,10 @@ async def release_chunks(conn: asyncpg.Connection, corpus: Corpus, chunk_ids: Se
     await dq.move_shared_chunks(conn, chunk_ids)
     removed = await rq.remove_chunks(conn, corpus.id, await dq.select_unheld_chunks(conn, chunk_ids))
     if removed.chunks:
-        await _follow_names(conn, corpus.id, removed.entities_changed)
+        renamed = [*await _follow_names(conn, corpus.id, removed.entities_changed),
+                   *await _free_names(conn, corpus.id, removed.names_freed)]
+        if renamed:  # a canonical is named after its founder: a renamed entity is linked again, as if new
+            await cq.delete_aliases(conn, renamed, [corpus.id])
         await rq.mark_communities_stale(conn, corpus.id)
         await settle_canonicals(conn, corpus.app_name, hub_degree_threshold)
     return removed
@@ -50,11 +54,46 @@ async def settle_canonicals(conn: asyncpg.Connection, app_scope: str, hub_degree
         await cq.delete_app_scope_canonicals(conn, app_scope)
 
 
-async def _follow_names(conn: asyncpg.Connection, corpus_id: UUID, entity_ids: list[int]) -> None:
-    """An entity whose remaining mentions no longer use its name takes their most used surface form, as a build
-    from the remaining documents names it (kept when another entity of the corpus has that name)."""
+async def _follow_names(conn: asyncpg.Connection, corpus_id: UUID, entity_ids: list[int]) -> list[int]:
+    """An entity takes its name and type from the mentions left, as a build from the remaining documents does:
+    those of its most mentioned (name, type) group, its most used surface form. The renamed ones."""
+    renamed = []
     for entity in await rq.select_entity_surfaces(conn, entity_ids):
-        if any(normalize_name(surface) == entity.name_normalized for surface, _ in entity.surfaces):
+        name, entity_type = representative(entity)
+        if (name, entity_type) == (display_name(entity.canonical_name, entity.entity_type), entity.entity_type):
             continue
-        name = entity.surfaces[0][0]
-        await rq.rename_entity(conn, entity.id, corpus_id, name, normalize_name(name), prefilter_keys(name))
+        if await _rename(conn, corpus_id, entity.id, name, entity_type):
+            renamed.append(entity.id)
+    return renamed
+
+
+def representative(entity: rq.EntitySurfaces) -> tuple[str, str]:
+    """knowledge/graph/merge_plan.py's representative group (most mentions, then name, then type) and its most
+    mentioned display name, over the entity's remaining mentions."""
+    groups: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for surface, mention_type, count in entity.surfaces:
+        groups[(normalize_name(surface), mention_type or entity.entity_type)][surface] += count
+
+    def name(names: Counter[str]) -> str:
+        return max(sorted(names), key=lambda n: names[n])
+
+    (_, entity_type), names = min(groups.items(), key=lambda g: (-g[1].total(), name(g[1]), g[0][1]))
+    return name(names), entity_type
+
+
+async def _rename(conn: asyncpg.Connection, corpus_id: UUID, entity_id: int, name: str, entity_type: str) -> bool:
+    return await rq.rename_entity(conn, entity_id, corpus_id, [name, f"{name} ({entity_type})"],
+                                  normalize_name(name), entity_type, prefilter_keys(name))
+
+
+async def _free_names(conn: asyncpg.Connection, corpus_id: UUID, names_normalized: list[str]) -> list[int]:
+    """A name made unique as "Name (TYPE)" because another entity had it takes the plain name once that entity
+    is gone, as a build without the other entity names it. The renamed."""
+    renamed = []
+    for entity in await rq.select_namesakes(conn, corpus_id, names_normalized) if names_normalized else []:
+        plain = display_name(entity["canonical_name"], entity["entity_type"])
+        if plain != entity["canonical_name"] and await rq.rename_entity(
+                conn, entity["id"], corpus_id, [plain], normalize_name(plain), entity["entity_type"],
+                prefilter_keys(plain)):
+            renamed.append(entity["id"])
+    return renamed

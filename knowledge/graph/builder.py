@@ -240,7 +240,7 @@ class GraphBuilder:
             aliases[entity_id].update(batch.groups[ref].surfaces)
         await gq.add_entity_aliases(conn, {i: sorted(a) for i, a in aliases.items()})
 
-        mentions = [gq.MentionRow(entity_of[g.ref], m.chunk_id, m.start, m.end, m.surface)
+        mentions = [gq.MentionRow(entity_of[g.ref], m.chunk_id, m.start, m.end, m.surface, g.type)
                     for g in batch.groups.values() for m in g.mentions]
         report.mentions_added += await gq.insert_mentions(conn, corpus.id, mentions)
         relations, contributions = _relation_rows(batch, entity_of)

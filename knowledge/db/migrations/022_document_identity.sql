@@ -25,6 +25,10 @@ CREATE TABLE kb_document_chunk (
 );
 CREATE INDEX kb_document_chunk_chunk_idx ON kb_document_chunk (chunk_id);
 
+-- The type the extractor gave each mention (NULL before this migration: the entity's own), so an entity that
+-- loses the mentions it took its name and type from takes them from the mentions left.
+ALTER TABLE kg_entity_mention ADD COLUMN entity_type text;
+
 CREATE TABLE kg_relation_chunk (
     relation_id bigint NOT NULL REFERENCES kg_relation(id) ON DELETE CASCADE,
     chunk_id    bigint NOT NULL REFERENCES knowledge(id) ON DELETE CASCADE,

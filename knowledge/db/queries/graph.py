@@ -44,6 +44,7 @@ class MentionRow:
     start_offset: int
     end_offset: int
     surface: str
+    entity_type: str  # the mention's own type (its group's), which may differ from the entity's after a merge
 
 
 @dataclass(frozen=True)
@@ -254,13 +255,14 @@ async def insert_mentions(conn: asyncpg.Connection, corpus_id: UUID, rows: Seque
     if not rows:
         return 0
     result = await conn.execute(
-        """INSERT INTO kg_entity_mention (corpus_id, entity_id, chunk_id, start_offset, end_offset, surface)
-           SELECT $1, u.entity_id, u.chunk_id, u.start_offset, u.end_offset, u.surface
-           FROM unnest($2::bigint[], $3::bigint[], $4::int[], $5::int[], $6::text[])
-                AS u(entity_id, chunk_id, start_offset, end_offset, surface)
+        """INSERT INTO kg_entity_mention (corpus_id, entity_id, chunk_id, start_offset, end_offset, surface,
+                                          entity_type)
+           SELECT $1, u.entity_id, u.chunk_id, u.start_offset, u.end_offset, u.surface, u.entity_type
+           FROM unnest($2::bigint[], $3::bigint[], $4::int[], $5::int[], $6::text[], $7::text[])
+                AS u(entity_id, chunk_id, start_offset, end_offset, surface, entity_type)
            ON CONFLICT (entity_id, chunk_id, start_offset) DO NOTHING""",
         corpus_id, [r.entity_id for r in rows], [r.chunk_id for r in rows], [r.start_offset for r in rows],
-        [r.end_offset for r in rows], [r.surface for r in rows],
+        [r.end_offset for r in rows], [r.surface for r in rows], [r.entity_type for r in rows],
     )
     return int(result.split()[-1])
 

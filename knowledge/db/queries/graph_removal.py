@@ -4,7 +4,7 @@ those chunks gave it (kg_relation_chunk) and goes when nothing is left, entities
 the survivors get their counts, degrees and surface forms recomputed. Callers hold the corpus graph lock."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 from uuid import UUID
 
@@ -19,6 +19,7 @@ class RemovedChunks:
     entities_removed: int
     relations_removed: int
     entities_changed: list[int]  # surviving entities that lost mentions (their name may need to follow)
+    names_freed: list[str] = field(default_factory=list)  # normalised names of the entities removed
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class EntitySurfaces:
     canonical_name: str
     name_normalized: str
     entity_type: str
-    surfaces: list[tuple[str, int]]  # surface form -> remaining mentions, most mentioned first
+    surfaces: list[tuple[str, str | None, int]]  # (surface form, the mention's type, remaining mentions)
 
 
 async def remove_chunks(conn: asyncpg.Connection, corpus_id: UUID, chunk_ids: Sequence[int]) -> RemovedChunks:
@@ -58,9 +59,11 @@ async def remove_chunks(conn: asyncpg.Connection, corpus_id: UUID, chunk_ids: Se
                         (array_agg(evidence ORDER BY chunk_id))[1] AS first_evidence
                  FROM kg_relation_chunk WHERE relation_id = ANY($1::bigint[]) GROUP BY relation_id) s
            WHERE r.id = s.relation_id""", relation_ids)
-    gone = {r["id"] for r in await conn.fetch(
+    deleted = await conn.fetch(
         """DELETE FROM kg_entity e WHERE e.id = ANY($1::bigint[])
-             AND NOT EXISTS (SELECT 1 FROM kg_entity_mention m WHERE m.entity_id = e.id) RETURNING e.id""", touched)}
+             AND NOT EXISTS (SELECT 1 FROM kg_entity_mention m WHERE m.entity_id = e.id)
+           RETURNING e.id, e.name_normalized""", touched)
+    gone = {r["id"] for r in deleted}
     changed = sorted(set(touched) - gone)
     ends = {r[end] for r in relations for end in ("source_entity_id", "target_entity_id")}
     await refresh_entity_stats(conn, sorted((set(changed) | ends) - gone))
@@ -69,30 +72,49 @@ async def remove_chunks(conn: asyncpg.Connection, corpus_id: UUID, chunk_ids: Se
            SET aliases = ARRAY(SELECT DISTINCT m.surface FROM kg_entity_mention m WHERE m.entity_id = e.id
                                ORDER BY m.surface)
            WHERE e.id = ANY($1::bigint[])""", changed)
-    return RemovedChunks(int(removed.split()[-1]), len(gone), int(relations_removed.split()[-1]), changed)
+    return RemovedChunks(int(removed.split()[-1]), len(gone), int(relations_removed.split()[-1]), changed,
+                         sorted({r["name_normalized"] for r in deleted}))
 
 
 async def select_entity_surfaces(conn: asyncpg.Connection, entity_ids: Sequence[int]) -> list[EntitySurfaces]:
     rows = await conn.fetch(
         """SELECT e.id, e.canonical_name, e.name_normalized, e.entity_type,
-                  array_agg(m.surface ORDER BY m.n DESC, m.surface) AS surfaces,
-                  array_agg(m.n ORDER BY m.n DESC, m.surface) AS counts
+                  array_agg(m.surface ORDER BY m.surface, m.entity_type) AS surfaces,
+                  array_agg(m.entity_type ORDER BY m.surface, m.entity_type) AS types,
+                  array_agg(m.n ORDER BY m.surface, m.entity_type) AS counts
            FROM kg_entity e
-           JOIN (SELECT entity_id, surface, count(*) AS n FROM kg_entity_mention
-                 WHERE entity_id = ANY($1::bigint[]) GROUP BY entity_id, surface) m ON m.entity_id = e.id
+           JOIN (SELECT entity_id, surface, entity_type, count(*) AS n FROM kg_entity_mention
+                 WHERE entity_id = ANY($1::bigint[]) GROUP BY entity_id, surface, entity_type) m ON m.entity_id = e.id
            GROUP BY e.id ORDER BY e.id""",
         list(entity_ids))
     return [EntitySurfaces(r["id"], r["canonical_name"], r["name_normalized"], r["entity_type"],
-                           list(zip(r["surfaces"], r["counts"]))) for r in rows]
+                           list(zip(r["surfaces"], r["types"], r["counts"]))) for r in rows]
 
 
-async def rename_entity(conn: asyncpg.Connection, entity_id: int, corpus_id: UUID, name: str, name_normalized: str,
-                        block_keys: Sequence[str]) -> bool:
-    """Give an entity the name its remaining mentions use; False (kept as it was) when the corpus has that name."""
+async def select_namesakes(conn: asyncpg.Connection, corpus_id: UUID,
+                           names_normalized: Sequence[str]) -> list[asyncpg.Record]:
+    """Entities of the corpus with these normalised names, most mentioned first (as a build names them)."""
+    return await conn.fetch(
+        """SELECT id, canonical_name, entity_type FROM kg_entity
+           WHERE corpus_id = $1 AND name_normalized = ANY($2::text[])
+           ORDER BY mention_count DESC, canonical_name, entity_type""",
+        corpus_id, list(names_normalized))
+
+
+async def rename_entity(conn: asyncpg.Connection, entity_id: int, corpus_id: UUID, names: Sequence[str],
+                        name_normalized: str, entity_type: str, block_keys: Sequence[str]) -> bool:
+    """Give an entity the first of ``names`` no other entity of the corpus has, with its normalised name, type and
+    blocking keys; False (kept as it was) when every one is taken."""
     result = await conn.execute(
-        """UPDATE kg_entity SET canonical_name = $3, name_normalized = $4, block_keys = $5::text[], updated_at = now()
-           WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM kg_entity o WHERE o.corpus_id = $2 AND o.canonical_name = $3)""",
-        entity_id, corpus_id, name, name_normalized, list(block_keys))
+        """UPDATE kg_entity e
+           SET canonical_name = n.name, name_normalized = $4, entity_type = $5, block_keys = $6::text[],
+               updated_at = now()
+           FROM (SELECT u.name FROM unnest($3::text[]) WITH ORDINALITY AS u(name, i)
+                 WHERE NOT EXISTS (SELECT 1 FROM kg_entity o WHERE o.corpus_id = $2 AND o.canonical_name = u.name
+                                                             AND o.id <> $1)
+                 ORDER BY u.i LIMIT 1) n
+           WHERE e.id = $1""",
+        entity_id, corpus_id, list(names), name_normalized, entity_type, list(block_keys))
     return result.endswith(" 1")
 
 
