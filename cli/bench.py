@@ -93,3 +93,16 @@ def paraphrases() -> None:
     from bench.paraphrases import main
 
     main([])
+
+
+@bench_app.command("document-update")
+def document_update(documents: int = typer.Option(270, help="Documents in the corpus besides the one updated"),
+                    paragraphs: int = typer.Option(100, help="Synthetic paragraphs per document"),
+                    rounds: int = typer.Option(5, help="Updates timed"),
+                    out: str = typer.Option("bench/results/document-update.json", help="Results JSON ('-' for none)")
+                    ) -> None:
+    """Updating one document in a corpus of ~20k chunks: the swap transaction, the embedding of its new chunks and
+    the stages after, against a whole-corpus ingest and the model alone, in the same run."""
+    from bench.document_update import main
+
+    main(["--documents", str(documents), "--paragraphs", str(paragraphs), "--rounds", str(rounds), "--out", out])

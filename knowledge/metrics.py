@@ -43,7 +43,7 @@ graph_build_seconds = Histogram(
     ["stage"], buckets=(0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120), registry=REGISTRY)
 # Where an ingest spends its time; bench/ingest.py reads the sums rather than timing the stages again.
 INGEST_STAGES = ("chunking", "chunk_embedding", "extraction", "entity_embedding", "resolution",
-                 "canonical_linking", "leiden", "sql")
+                 "canonical_linking", "leiden", "sql", "document_swap")
 ingest_stage_seconds = Histogram(
     "ingest_stage_seconds", "Ingest time by stage (" + ", ".join(INGEST_STAGES) + ")", ["stage"],
     buckets=(0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300), registry=REGISTRY)

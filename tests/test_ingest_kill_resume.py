@@ -68,30 +68,30 @@ async def _ingest(dsn: str, folder: Path, data_dir: Path, embedder) -> None:
         await app.close()
 
 
-async def _killed_ingest(dsn: str, folder: Path, data_dir: Path, kill_when: str) -> bool:
-    """`negentropy ingest` in a subprocess, killed with SIGKILL once ``kill_when`` holds; False if it finished."""
+async def _killed_ingest(dsn: str, folder: Path, data_dir: Path, kill_when: str, extra: tuple[str, ...] = (),
+                         batch_size: int = BATCH_SIZE) -> bool:
+    """`negentropy ingest` (with ``extra`` options) in a subprocess, killed with SIGKILL once ``kill_when`` holds;
+    False if it finished."""
     env = {**os.environ, "NE_DATABASE_URL": dsn, "NE_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1",
-           "NE_EMBEDDING_BATCH_SIZE": str(BATCH_SIZE)}
+           "NE_EMBEDDING_BATCH_SIZE": str(batch_size)}
     process = subprocess.Popen([sys.executable, "-m", "cli.main", "ingest", str(folder), "--corpus", "notes",
-                                "--no-progress"], cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
+                                "--no-progress", *extra], cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
+    conn = await asyncpg.connect(dsn)  # one connection: polling is then a query, and a short window is seen
     try:
         while process.poll() is None:
             try:
-                conn = await asyncpg.connect(dsn)
-                try:
-                    reached = await conn.fetchval(kill_when)
-                finally:
-                    await conn.close()
-            except (asyncpg.UndefinedTableError, asyncpg.CannotConnectNowError):
+                reached = await conn.fetchval(kill_when)
+            except asyncpg.UndefinedTableError:
                 reached = False  # migrations still running
             if reached:
                 process.send_signal(signal.SIGKILL)
                 process.wait()
                 return True
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(0.005)
         return False
     finally:
+        await conn.close()
         if process.poll() is None:
             process.kill()
             process.wait()

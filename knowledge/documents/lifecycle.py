@@ -14,6 +14,7 @@ from knowledge.db.database import Database
 from knowledge.db.queries import corpora as cq
 from knowledge.db.queries import documents as dq
 from knowledge.db.queries.graph_removal import RemovedChunks
+from knowledge.metrics import ingest_stage_seconds
 from knowledge.documents.removal import lock_for_removal, release_chunks, settle_canonicals
 
 
@@ -79,10 +80,10 @@ class DocumentLifecycle:
     async def delete(self, corpus: Corpus, source_uris: Sequence[str]) -> Removal:
         """Remove the documents (one transaction) with every chunk no other document holds and its share of the
         graph, then finish the stages that follow."""
-        async with self.db.transaction() as conn:
-            report = await self.remove(conn, corpus, source_uris)
-        if report.documents:
-            await self.finish(corpus)
+        with ingest_stage_seconds.labels(stage="document_swap").time():
+            async with self.db.transaction() as conn:
+                report = await self.remove(conn, corpus, source_uris)
+        await self.finish(corpus)  # also what an earlier delete, killed before this point, left undone
         return report
 
     async def remove(self, conn: asyncpg.Connection, corpus: Corpus, source_uris: Sequence[str]) -> Removal:

@@ -223,13 +223,15 @@ class IngestPipeline:
             analyses = await analysing
             holding = holdings[document.source_uri]
             try:
-                async with self.db.transaction() as conn:
-                    await self.releaser.lock(conn, corpus)
-                    stored = await q.insert_chunks(conn, embedded)
-                    released = await dq.set_document_chunks(conn, corpus.id, document.source_uri, holding.title,
-                                                            holding.document_hash, holding.content_hashes, origin)
-                    await self.releaser.release(conn, corpus, released)
-                    await touch_corpus(conn, corpus.id)
+                with ingest_stage_seconds.labels(stage="document_swap").time():
+                    async with self.db.transaction() as conn:
+                        await self.releaser.lock(conn, corpus)
+                        stored = await q.insert_chunks(conn, embedded)
+                        released = await dq.set_document_chunks(conn, corpus.id, document.source_uri,
+                                                                holding.title, holding.document_hash,
+                                                                holding.content_hashes, origin)
+                        await self.releaser.release(conn, corpus, released)
+                        await touch_corpus(conn, corpus.id)
             except _DOCUMENT_REFUSALS as exc:
                 report.errors.append(LoadError(document.source_uri, f"not stored: {exc}; the previous version stays"))
                 continue
