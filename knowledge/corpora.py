@@ -109,9 +109,10 @@ class CorpusRegistry:
 
 
 class KnownCorpora:
-    """Corpora by id, each read once: the application never renames or deletes a corpus (its row changes only in
-    ``updated_at``, which Corpus does not carry), so a corpus once found stays as found. Ids not found are asked
-    again every time, so a corpus another process creates is seen at once."""
+    """Corpora by id, each read once: the application never renames a corpus (its row changes only in
+    ``updated_at``, which Corpus does not carry), so a corpus once found stays as found; one deleted since
+    (`negentropy corpus delete`) stays found but holds no rows, and no permission view lists it any more. Ids not
+    found are asked again every time, so a corpus another process creates is seen at once."""
 
     def __init__(self, db: Database) -> None:
         self.registry = CorpusRegistry(db)
