@@ -5,6 +5,8 @@ from typing import Sequence
 
 from knowledge.retrieval.results import SearchHit
 
+_CLOSING_MARKS = frozenset(".!?。！？")
+
 
 def _authors(value: object) -> str:
     if isinstance(value, (list, tuple)):
@@ -15,6 +17,11 @@ def _authors(value: object) -> str:
     return str(value or "").strip()
 
 
+def _closed(title: str, mark: str) -> str:
+    """The title with IEEE's closing mark, unless it already ends in one ("Welcome, Maria Santos!" keeps its "!")."""
+    return title if title[-1:] in _CLOSING_MARKS else title + mark
+
+
 def format_ieee(hit: SearchHit, number: int) -> str:
     """``[n] A. Author and B. Author, “Title,” Venue, Year. (from Corpus: Label)``."""
     meta = hit.metadata or {}
@@ -23,9 +30,9 @@ def format_ieee(hit: SearchHit, number: int) -> str:
     authors = _authors(meta.get("authors"))
     head = f"{authors}, " if authors else ""
     if trailing:
-        body = f"{head}\u201c{title},\u201d {', '.join(trailing)}."
+        body = f"{head}\u201c{_closed(title, ',')}\u201d {', '.join(trailing)}."
     else:
-        body = f"{head}\u201c{title}.\u201d"
+        body = f"{head}\u201c{_closed(title, '.')}\u201d"
     return f"[{number}] {body} (from Corpus: {hit.corpus_label})"
 
 
