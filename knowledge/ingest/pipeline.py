@@ -167,6 +167,8 @@ class IngestPipeline:
                                extra_metadata: dict | None = None, origin: str = "") -> IngestReport:
         """``origin``: the folder the documents were read from (what ``--sync`` compares), "" for other sources."""
         report = IngestReport(corpus=corpus.name, documents=len(documents))
+        # the source URI is the document's identity: cleaned before it is looked up, as it is stored
+        documents = [replace(d, source_uri=clean_text(d.source_uri).text) for d in documents]
         documents, report.notices = one_per_source(documents)
         hashes = await offload.bulk(lambda: [content_hash(storable(d)[0].text) for d in documents])
         async with self.db.connection() as conn:
