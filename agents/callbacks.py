@@ -20,8 +20,8 @@ from agents.ingest_payload import ingest_payload
 from knowledge.app import KnowledgeApp
 from knowledge.context.permissions import UnknownPersonError
 from knowledge.db.server import DatabaseUnavailableError
-from session.corpus_scope import resolve_scope
-from session.mentions import parse_mentions, strip_mentions
+from session.corpus_scope import accessible_corpora, resolve_scope
+from session.mentions import bracket_labels, parse_mentions, strip_mentions
 from session.runtime import knowledge_app
 from session.state import (ACTION_INTENT_HINT, AVAILABLE_CORPORA, CORPUS_IDS, CORPUS_SCOPE, PENDING_INGEST,
                            UI_CORPUS_IDS, SessionContext, refs_to_state)
@@ -88,12 +88,15 @@ async def _audit_refused_requests(kapp: KnowledgeApp, user_id: str, refused: lis
 
 async def _update_scope(callback_context: CallbackContext, text: str) -> LlmResponse | None:
     state = callback_context.state
+    kapp = await knowledge_app()
+    corpora = await accessible_corpora(callback_context.user_id, kapp)
+    # "@Team Notes", a label of two words, is one mention like "@team_notes"
+    text = bracket_labels(text, [alias for c in corpora for alias in (c.name, c.label)])
     mentions = parse_mentions(text)
     ui_ids = list(state.get(UI_CORPUS_IDS) or [])
     # A message with mentions (or a UI selection) sets the scope; a follow-up without keeps the last one.
     requested = ui_ids if (mentions or ui_ids) else list(state.get(CORPUS_IDS) or [])
-    kapp = await knowledge_app()
-    resolution = await resolve_scope(kapp, callback_context.user_id, mentions, requested)
+    resolution = await resolve_scope(kapp, callback_context.user_id, mentions, requested, corpora)
     state[AVAILABLE_CORPORA] = refs_to_state(resolution.available)
     if resolution.refused_requests:
         await _audit_refused_requests(kapp, callback_context.user_id, resolution.refused_requests)

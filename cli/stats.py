@@ -13,6 +13,7 @@ from knowledge.canonical.layer import CanonicalStats
 from knowledge.db.queries.canonical import LINK_METHODS
 from knowledge.db.queries.ingest_status import CorpusIngestStatus, select_ingest_status
 from knowledge.metrics import REGISTRY
+from knowledge.retrieval.click_through import click_through_rows
 from knowledge.retrieval.planner.run_log import planner_stats_rows
 
 # docs/design.md section 6
@@ -97,6 +98,8 @@ async def stats(as_json: bool = typer.Option(False, "--json", help="Print JSON i
             statuses = await select_ingest_status(conn, [c.id for c in corpora])
         sections = [canonical_section(await kapp.canonical.refresh_gauges()), ingest_section(statuses),
                     Section("planner (retrieval run log)", ("metric", "value"), await planner_stats_rows(kapp.db)),
+                    Section("evidence opened in the web app (click-through)", ("metric", "value"),
+                            await click_through_rows(kapp.db)),
                     process_metrics_section()]
     if as_json:
         typer.echo(json.dumps([s.as_dict() for s in sections], indent=2))

@@ -22,6 +22,8 @@ from server.admission import RunAdmission, RunGate
 from server.forwarded_props import forwarded_state
 from server.guard import GuardedADKAgent, run_id_problem
 from server.identity import BearerAuth, ServeIdentity
+from server.source_view import source_router
+from server.threads import note_run, thread_router
 from server.web_api import web_router
 from session.runtime import close_loop_app, open_warm_app, register_loop_app
 
@@ -36,13 +38,17 @@ ADK_EXECUTION_LIMIT = 1_000_000
 def _request_state(identity: ServeIdentity) -> Callable[[Request, RunAgentInput], Awaitable[dict[str, Any]]]:
     """ag-ui-adk's ``extract_state_from_request`` hook: forwarded props, and the request's person (the one
     state key a client cannot set: this value overrides what the run's state says). For a run it is called
-    before the SSE stream starts, so ids the run could not keep are refused here with 422 (/agents/state calls
-    it too, and answers any exception with 500, but only reads a thread: its ids are not checked)."""
+    before the SSE stream starts, so ids the run could not keep are refused here with 422, and the thread is
+    listed for its person (/agents/state calls it too, and answers any exception with 500, but only reads a
+    thread: its ids are not checked)."""
 
     async def extract(request: Request, input_data: RunAgentInput) -> dict[str, Any]:
-        if request.url.path == AGENT_PATH and (problem := run_id_problem(input_data)) is not None:
-            raise HTTPException(status_code=422, detail=problem)
-        return {**await forwarded_state(request, input_data), USER_STATE_KEY: identity.of(request)}
+        user_id = identity.of(request)
+        if request.url.path == AGENT_PATH:
+            if (problem := run_id_problem(input_data)) is not None:
+                raise HTTPException(status_code=422, detail=problem)
+            await note_run(request.app.state.kapp, user_id, input_data.thread_id, input_data.messages)
+        return {**await forwarded_state(request, input_data), USER_STATE_KEY: user_id}
 
     return extract
 
@@ -92,6 +98,8 @@ def create_app(settings: Settings | None = None, *, dsn: str | None = None, user
         app.add_middleware(BearerAuth)
     add_adk_fastapi_endpoint(app, agent, path=AGENT_PATH, extract_state_from_request=_request_state(identity))
     app.include_router(web_router(identity.of, root_agent))
+    app.include_router(source_router(identity.of))
+    app.include_router(thread_router(identity.of, session_service))
 
     @app.get("/health")
     async def health(request: Request) -> JSONResponse:

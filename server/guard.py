@@ -6,6 +6,8 @@ Output: a RUN_ERROR that ag-ui-adk built from an exception carries the exception
 error: the SQL statement and its parameters). The client gets a short message with an error id instead
 (code DATABASE_UNAVAILABLE when the database cannot be reached, INTERNAL_ERROR otherwise); the server log gets
 the id with the original message and its traceback.
+Stop: a client that closes the stream before the run's end (the web app's Stop) cancels the run's ADK task, so
+the server stops working on an answer nobody reads (ag-ui-adk itself lets the task run to its end).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from typing import Any, AsyncGenerator
 import asyncpg
 from ag_ui.core import BaseEvent, EventType, RunAgentInput, RunErrorEvent
 from ag_ui_adk import ADKAgent
+from ag_ui_adk.execution_state import ExecutionState
 
 from knowledge.db.server import DatabaseUnavailableError
 from knowledge.pg_text import clean_value
@@ -40,6 +43,9 @@ MAX_ID_CHARS = 128  # ADK keeps a thread as a session whose id column is VARCHAR
 ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
 # The exceptions ag-ui-adk logged during one run; its background task inherits the list from the run.
 _run_failures: ContextVar[list[ExcInfo] | None] = ContextVar("negentropy_agui_failures", default=None)
+# The background executions ag-ui-adk started for one run.
+_run_executions: ContextVar[list[ExecutionState] | None] = ContextVar("negentropy_agui_executions", default=None)
+_TERMINAL_EVENTS = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 
 
 def client_error_message(error_id: str) -> str:
@@ -119,21 +125,45 @@ class GuardedADKAgent(ADKAgent):
 
     async def run(self, input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:  # noqa: A002 - ADK's name
         failures: list[ExcInfo] = []
-        token = _run_failures.set(failures)
+        executions: list[ExecutionState] = []
+        tokens = _run_failures.set(failures), _run_executions.set(executions)
+        ended = False
         try:
             async for event in super().run(clean_run_input(input)):
                 if isinstance(event, RunErrorEvent) and event.code not in PROTOCOL_ERROR_CODES:
+                    ended = True
                     yield self._internal_error(input, event.code, event.message, failures)
                     return
+                ended = event.type in _TERMINAL_EVENTS
                 yield event
         except Exception as exc:  # noqa: BLE001 - whatever failed, the client gets only the id
+            ended = True
             yield self._internal_error(input, type(exc).__name__, str(exc),
                                        [*failures, (type(exc), exc, exc.__traceback__)])
         finally:
+            if not ended:  # the client went away (Stop): no await here, the stream's task may be cancelled
+                self._cancel(input, executions)
             try:
-                _run_failures.reset(token)
+                _run_failures.reset(tokens[0])
+                _run_executions.reset(tokens[1])
             except ValueError:  # the stream was closed from another context, which keeps no trace of it
                 pass
+
+    async def _start_background_execution(self, input: RunAgentInput,  # noqa: A002 - ADK's name
+                                           **kwargs: Any) -> ExecutionState:
+        execution = await super()._start_background_execution(input, **kwargs)
+        if (executions := _run_executions.get()) is not None:
+            executions.append(execution)
+        return execution
+
+    @staticmethod
+    def _cancel(input_data: RunAgentInput, executions: list[ExecutionState]) -> None:
+        running = [e for e in executions if not e.task.done()]
+        for execution in running:
+            execution.task.cancel()
+        if running:
+            logger.info("AG-UI run %s of thread %s stopped by its client: the agent run is cancelled",
+                        input_data.run_id, input_data.thread_id)
 
     @staticmethod
     def _internal_error(input_data: RunAgentInput, code: str | None, detail: str,

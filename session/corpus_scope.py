@@ -45,9 +45,10 @@ async def accessible_corpora(user_id: str, kapp: KnowledgeApp) -> list[Corpus]:
 
 
 async def resolve_scope(kapp: KnowledgeApp, user_id: str, mentions: Iterable[str],
-                        requested: Iterable[object] = ()) -> ScopeResolution:
-    """Mentioned names plus requested ids/names, each checked against the corpora ``user_id`` may read."""
-    corpora = await accessible_corpora(user_id, kapp)
+                        requested: Iterable[object] = (), corpora: list[Corpus] | None = None) -> ScopeResolution:
+    """Mentioned names plus requested ids/names, each checked against the corpora ``user_id`` may read
+    (``corpora``, when the caller has them already)."""
+    corpora = await accessible_corpora(user_id, kapp) if corpora is None else corpora
     by_id = {str(c.id): c for c in corpora}
     aliases: dict[str, str] = {}
     for corpus in corpora:

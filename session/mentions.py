@@ -24,6 +24,17 @@ _LEADING_SEPARATORS = " \t:：,，、;；"
 _COMPACT_RE = re.compile(r"[\s_\-]+")
 
 
+def bracket_labels(text: str, aliases: Iterable[str]) -> str:
+    """``text`` with every bare mention of a multi-word alias ("@Team Notes", any case) in the bracket form
+    ("@[Team Notes]") the parser reads as one name; the longest alias wins ("@Team Notes Archive")."""
+    spaced = sorted({a.strip() for a in aliases if len(a.split()) > 1}, key=len, reverse=True)
+    if not text or not spaced:
+        return text or ""
+    alternatives = "|".join(r"\s+".join(re.escape(word) for word in alias.split()) for alias in spaced)
+    pattern = re.compile(rf"(?<![A-Za-z0-9._%+\-])([@＠])({alternatives})(?![\w\-])", re.IGNORECASE)
+    return pattern.sub(lambda m: f"{m.group(1)}[{m.group(2)}]", text)
+
+
 def _names(text: str) -> Iterable[tuple[re.Match[str], str]]:
     for match in _MENTION_RE.finditer(text):
         name = next(g for g in match.groups() if g is not None).strip()

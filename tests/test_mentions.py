@@ -2,7 +2,7 @@ import uuid
 
 import pytest
 
-from session.mentions import parse_mentions, resolve_mentions, strip_mentions
+from session.mentions import bracket_labels, parse_mentions, resolve_mentions, strip_mentions
 
 
 @pytest.mark.parametrize(
@@ -94,3 +94,19 @@ def test_resolve_keeps_id_type_and_round_trips_parse() -> None:
     docs = uuid.uuid4()
     ids, unknown = resolve_mentions(parse_mentions('ask @"Project Docs" and @nope'), {"project_docs": docs})
     assert ids == [docs] and unknown == ["nope"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("when is the retro? @Team Notes", ["Team Notes"]),
+        ("@team  notes and @Research Papers, please", ["team  notes", "Research Papers"]),
+        ("@Team Notes Archive first", ["Team Notes Archive"]),  # the longest label wins
+        ("@Team Notesy is no label", ["Team"]),
+        ("mail a@Team Notes", []),
+        ("@team_notes stays a name", ["team_notes"]),
+    ],
+)
+def test_labels_of_several_words_are_one_mention(text: str, expected: list[str]) -> None:
+    aliases = ["team_notes", "Team Notes", "Team Notes Archive", "papers", "Research Papers"]
+    assert parse_mentions(bracket_labels(text, aliases)) == expected

@@ -12,6 +12,7 @@ def hit_to_tool_dict(hit: SearchHit) -> dict[str, Any]:
     meta = hit.metadata or {}
     item: dict[str, Any] = {
         "citation_id": hit.citation_id,
+        "chunk_id": hit.chunk_id,  # what the web app's source view opens
         "formatted_citation": hit.formatted_citation,
         "corpus_id": str(hit.corpus_id),
         "corpus_name": hit.corpus_name,

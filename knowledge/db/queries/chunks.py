@@ -146,3 +146,8 @@ async def keyword_search(conn: asyncpg.Connection, query_text: str, corpus_ids: 
            ORDER BY score DESC, id LIMIT $3""",
         query_text, list(corpus_ids), limit,
     )
+
+
+async def select_chunk_corpus(conn: asyncpg.Connection, chunk_id: int) -> UUID | None:
+    """The corpus of a chunk whoever may read it (the owner's view, for an audit's reason); None: no such chunk."""
+    return await conn.fetchval("SELECT corpus_id FROM knowledge WHERE id = $1", chunk_id)
