@@ -50,7 +50,8 @@ async def test_the_cited_passage_opens_with_its_sentence_corpus_and_document(kap
                 "forwardedProps": {"corpus_ids": [ids["kenji_notes"]]}}
         [hit, *_] = _search_result(sse_events(await post_run(client, json.dumps(body))))["results"]
         assert hit["chunk_id"] == await _chunk_of(kapp, ids["kenji_notes"])
-        response = await client.post("/sources/open", json=_open(hit["chunk_id"], "The reindex dry run took 4 hours. [1]"))
+        quote = "The reindex dry run took 4 hours. [1]"
+        response = await client.post("/sources/open", json=_open(hit["chunk_id"], quote))
     assert response.status_code == 200
     passage = response.json()
     start, end = passage["highlight"]["start"], passage["highlight"]["end"]
