@@ -1,6 +1,6 @@
 "use client";
 // The composer: text with `@` mentions (chips show what they resolve to), the mention popover, the
-// strict-scope toggle and send / stop.
+// strict-scope toggle and send / stop. The text box is a combobox whose listbox is the popover's list.
 import { useMemo, useRef, useState, type KeyboardEvent } from "react";
 import {
   filterCorpora,
@@ -13,7 +13,7 @@ import {
 } from "@/lib/mentions";
 import type { Strings } from "@/lib/i18n";
 import { CorpusIcon } from "./icons";
-import { MentionPopover, type AgentOption, type MentionTab } from "./MentionPopover";
+import { MENTION_LISTBOX_ID, MentionPopover, mentionOptionId, type AgentOption, type MentionTab } from "./MentionPopover";
 
 interface Props {
   corpora: CorpusOption[];
@@ -33,6 +33,7 @@ export function Composer({ corpora, corporaError, agents, running, strictScope, 
   const [tab, setTab] = useState<MentionTab>("corpus");
   const [highlighted, setHighlighted] = useState(0);
   const textarea = useRef<HTMLTextAreaElement>(null);
+  const form = useRef<HTMLFormElement>(null);
 
   const resolution = useMemo(() => resolveMentions(text, corpora), [text, corpora]);
   const options = useMemo(() => filterCorpora(corpora, mention?.query ?? ""), [corpora, mention]);
@@ -101,6 +102,8 @@ export function Composer({ corpora, corporaError, agents, running, strictScope, 
     }
   }
 
+  const open = mention !== null;
+  const active = open && tab === "corpus" && options.length ? mentionOptionId(Math.min(highlighted, options.length - 1)) : undefined;
   const box = (
     <div className="composer-box">
       <textarea
@@ -109,6 +112,13 @@ export function Composer({ corpora, corporaError, agents, running, strictScope, 
         placeholder={t.placeholder}
         rows={2}
         aria-label="message"
+        role="combobox"
+        aria-multiline="true"
+        aria-autocomplete="list"
+        aria-haspopup="listbox"
+        aria-expanded={open}
+        aria-controls={open ? MENTION_LISTBOX_ID : undefined}
+        aria-activedescendant={active}
         data-testid="composer-input"
         onChange={(event) => track(event.target.value, event.target.selectionStart)}
         onSelect={(event) => setMention(mentionQueryAt(event.currentTarget.value, event.currentTarget.selectionStart))}
@@ -118,7 +128,7 @@ export function Composer({ corpora, corporaError, agents, running, strictScope, 
   );
 
   return (
-    <form className="composer" onSubmit={(event) => { event.preventDefault(); submit(); }}>
+    <form ref={form} className="composer" onSubmit={(event) => { event.preventDefault(); submit(); }}>
       {resolution.corpora.length || resolution.unknown.length ? (
         <div className="chips" data-testid="mention-chips">
           {resolution.corpora.map((corpus) => (
@@ -131,8 +141,9 @@ export function Composer({ corpora, corporaError, agents, running, strictScope, 
         </div>
       ) : null}
       <MentionPopover
-        open={mention !== null}
+        open={open}
         anchor={box}
+        inside={form}
         tab={tab}
         onTab={setTab}
         agents={agents}
@@ -145,7 +156,8 @@ export function Composer({ corpora, corporaError, agents, running, strictScope, 
         t={t}
       />
       <div className="composer-actions">
-        <button type="button" className="at-button" aria-label="mention" onClick={openPopover}>@</button>
+        <button type="button" className="at-button" aria-label={t.mentionButton} aria-haspopup="listbox" aria-expanded={open}
+          data-testid="mention-button" onMouseDown={(event) => event.preventDefault()} onClick={openPopover}>@</button>
         <label className="toggle" title={t.strictScopeHint}>
           <input type="checkbox" checked={strictScope} data-testid="strict-scope"
             onChange={(event) => onStrictScope(event.target.checked)} />
@@ -153,7 +165,7 @@ export function Composer({ corpora, corporaError, agents, running, strictScope, 
         </label>
         <span className="spacer" />
         {running ? (
-          <button type="button" className="secondary" onClick={onStop}>{t.stop}</button>
+          <button type="button" className="secondary" onClick={onStop} data-testid="stop">{t.stop}</button>
         ) : null}
         <button type="submit" disabled={running || !text.trim()} data-testid="send">{t.send}</button>
       </div>

@@ -1,6 +1,6 @@
 import type { Message } from "@ag-ui/client";
 import { describe, expect, it } from "vitest";
-import { answerBody, answerSources, buildTurns, CONFIRMATION_TOOL } from "./conversation";
+import { answerBody, answerSources, buildTurns, CONFIRMATION_TOOL, quoteFor, shownEvidence } from "./conversation";
 
 const bridge = {
   source_corpus_id: "p", source_corpus_label: "Project Docs", target_corpus_id: "r",
@@ -62,6 +62,31 @@ describe("answerSources", () => {
   });
 
   it("has no sources for a turn without a search", () => {
-    expect(answerSources(buildTurns(messages)[1])).toEqual({ references: [], bridged: [], bridges: [] });
+    expect(answerSources(buildTurns(messages)[1])).toEqual({ references: [], bridged: [], bridges: [], searched: [] });
+  });
+});
+
+describe("the source view's data", () => {
+
+  it("quotes the sentence a citation closes, past abbreviations and other citations", () => {
+    expect(quoteFor(answer, 2)).toBe("Aurora was built by Dr. Lin Wei.");
+    expect(quoteFor(answer, 1)).toBe("Helios uses Aurora.");
+    expect(quoteFor("First point. J. Smith wrote it [3] and more.", 3)).toBe("J. Smith wrote it");
+    expect(quoteFor("项目依赖奥罗拉引擎。它由林伟开发。[1]", 1)).toBe("它由林伟开发。");
+    expect(quoteFor(answer, 9)).toBe("");
+  });
+
+  it("lists what an answer showed, with chunk ids and evidence types, and what it searched", () => {
+    const result = JSON.parse(searchResult());
+    result.results = result.results.map((r: Record<string, unknown>, i: number) => ({ ...r, chunk_id: 10 + i }));
+    result.corpora = ["Project Docs", "Research Papers"];
+    const turn = buildTurns([messages[0], messages[1], { ...messages[2], content: JSON.stringify(result) } as Message, messages[3]])[0];
+    const sources = answerSources(turn);
+    expect(shownEvidence(sources)).toEqual([{ chunkId: 10, evidenceType: "primary" }, { chunkId: 12, evidenceType: "graph_expanded" }]);
+    expect(sources.searched).toEqual(["Project Docs", "Research Papers"]);
+  });
+
+  it("has nothing to show for evidence stored without chunk ids", () => {
+    expect(shownEvidence(answerSources(buildTurns(messages)[0]))).toEqual([]);
   });
 });

@@ -15,8 +15,12 @@ export interface Bridge {
   hops: number;
 }
 
+export type EvidenceType = "primary" | "graph_expanded";
+
 export interface Evidence {
   citationId: number;
+  chunkId?: number; // what the source view opens (answers stored before it existed have none)
+  evidenceType: EvidenceType;
   citation: string;
   corpusLabel: string;
   title: string;
@@ -102,17 +106,21 @@ export function buildTurns(messages: readonly Message[]): Turn[] {
 
 export interface AnswerSources {
   tool?: string;
+  searchId?: string; // the search's tool call id: the same live and after a reload, so it names the answer
   mode?: string;
   fallbackReason?: string;
   strictScope?: boolean;
   references: Evidence[]; // primary evidence the answer cites
   bridged: Evidence[]; // evidence only a cross-corpus bridge brought in
   bridges: Bridge[];
+  searched: string[]; // the corpora (or, when the router chose, the libraries) the search covered
 }
 
 function evidenceOf(item: Record<string, unknown>, fallbackNumber: number): Evidence {
   return {
     citationId: Number(item.citation_id ?? fallbackNumber),
+    chunkId: typeof item.chunk_id === "number" ? item.chunk_id : undefined,
+    evidenceType: item.evidence_type === "graph_expanded" ? "graph_expanded" : "primary",
     citation: String(item.formatted_citation ?? ""),
     corpusLabel: String(item.corpus_label ?? ""),
     title: String(item.title ?? item.source_uri ?? ""),
@@ -132,7 +140,7 @@ function uniqueByCitation(items: Evidence[]): Evidence[] {
 /** The structured sources of a turn's answer: from the last search tool result the turn received. */
 export function answerSources(turn: Turn): AnswerSources {
   const run = [...turn.tools].reverse().find((t) => SEARCH_TOOLS.includes(t.name) && t.result);
-  if (!run?.result) return { references: [], bridged: [], bridges: [] };
+  if (!run?.result) return { references: [], bridged: [], bridges: [], searched: [] };
   const result = run.result;
   const listKey = run.name === "search_knowledge_graph_global" ? "evidence" : run.name === "search_knowledge_graph_with_papers" ? "papers" : "results";
   const items = (Array.isArray(result[listKey]) ? result[listKey] : []) as Record<string, unknown>[];
@@ -141,11 +149,12 @@ export function answerSources(turn: Turn): AnswerSources {
   const used = cited.size && all.some(({ evidence }) => cited.has(evidence.citationId))
     ? all.filter(({ evidence }) => cited.has(evidence.citationId))
     : all;
-  const expanded = ({ item }: { item: Record<string, unknown> }) => item.evidence_type === "graph_expanded";
+  const expanded = ({ evidence }: { evidence: Evidence }) => evidence.evidenceType === "graph_expanded";
   const references = uniqueByCitation(used.filter((u) => !expanded(u)).map((u) => u.evidence));
   const primary = new Set(references.map((r) => r.citationId));
   return {
     tool: run.name,
+    searchId: run.id,
     mode: typeof result.mode === "string" ? result.mode : undefined,
     fallbackReason: typeof result.fallback_reason === "string" ? result.fallback_reason : undefined,
     strictScope: typeof result.strict_scope === "boolean" ? result.strict_scope : undefined,
@@ -153,7 +162,51 @@ export function answerSources(turn: Turn): AnswerSources {
     // a source that also gave primary evidence did not come "only through a bridge"
     bridged: uniqueByCitation(used.filter(expanded).map((u) => u.evidence)).filter((e) => !primary.has(e.citationId)),
     bridges: (Array.isArray(result.bridges) ? result.bridges : []) as Bridge[],
+    searched: searchedScope(result),
   };
+}
+
+function searchedScope(result: Record<string, unknown>): string[] {
+  if (Array.isArray(result.corpora)) return result.corpora.map(String);
+  if (Array.isArray(result.routed_libraries)) {
+    return result.routed_libraries.map((library) => String((library as { name?: unknown }).name ?? ""));
+  }
+  return [];
+}
+
+// where a sentence ends: a citation mark, a line break, or closing punctuation before a space that does not end
+// an abbreviation or an initial ("Dr. Lin Wei", "J. Smith")
+const SENTENCE_END = /\]|\n|[.!?。！？](?=\s)|[。！？]/g;
+const ABBREVIATION = /(?:^|[\s(])(?:\p{Lu}|Dr|Mr|Mrs|Ms|Prof|Inc|Ltd|Co|St|Jr|Sr|vs|etc|e\.g|i\.e)$/u;
+
+/** The sentence of ``text`` that the citation mark starting at ``markStart`` closes, without its marks. */
+export function citingSentence(text: string, markStart: number): string {
+  const before = text.slice(0, markStart).replace(/(?:\s*\[\d+\])+\s*$/, "").trimEnd();
+  const body = before.replace(/[.!?。！？]$/, "");
+  let start = 0;
+  for (const end of body.matchAll(SENTENCE_END)) {
+    if (end[0] === "." && ABBREVIATION.test(body.slice(0, end.index))) continue;
+    start = end.index + 1;
+  }
+  return before.slice(start).trim();
+}
+
+/** The first sentence of the answer that cites ``citationId`` ("" when the prose never cites it). */
+export function quoteFor(text: string, citationId: number): string {
+  const mark = text.indexOf(`[${citationId}]`);
+  return mark < 0 ? "" : citingSentence(text, mark);
+}
+
+export interface ShownEvidence {
+  chunkId: number;
+  evidenceType: EvidenceType;
+}
+
+/** The evidence an answer shows (what the click-through counts as shown). */
+export function shownEvidence(sources: AnswerSources): ShownEvidence[] {
+  return [...sources.references, ...sources.bridged]
+    .filter((e): e is Evidence & { chunkId: number } => e.chunkId !== undefined)
+    .map((e) => ({ chunkId: e.chunkId, evidenceType: e.evidenceType }));
 }
 
 const TEXT_SECTIONS = /\n\s*\n(?:References:|Cross-corpus links:)[\s\S]*$/;

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
+  bracketLabels,
   filterCorpora,
   insertMention,
   mentionQueryAt,
   mentionToken,
+  normalizeMentions,
   parseMentions,
   removeMention,
   resolveMentions,
@@ -79,5 +81,21 @@ describe("editing", () => {
     expect(filterCorpora(corpora, "pap").map((c) => c.name)).toEqual(["papers"]);
     expect(filterCorpora(corpora, "docs").map((c) => c.name)).toEqual(["project_docs"]);
     expect(filterCorpora(corpora, "")).toHaveLength(4);
+  });
+});
+
+describe("labels of several words", () => {
+  it("resolve like the name: @Team Notes is @team_notes, the longest label first", () => {
+    const withArchive = [...corpora, { id: "55555555-5555-4555-8555-555555555555", name: "archive", label: "Team Notes Archive" }];
+    expect(resolveMentions("When is the retro? @Team Notes", corpora).corpusIds).toEqual([corpora[0].id]);
+    expect(resolveMentions("@team  notes and @Research Papers!", corpora).corpusIds).toEqual([corpora[0].id, corpora[2].id]);
+    expect(resolveMentions("@Team Notes Archive", withArchive).corpusIds).toEqual([withArchive[4].id]);
+    expect(resolveMentions("@Team Notesy", corpora).unknown).toEqual(["Team"]);
+  });
+
+  it("are sent as the corpus's own mention", () => {
+    expect(normalizeMentions("save this to @Team Notes: retro on Friday", corpora)).toBe("save this to @team_notes: retro on Friday");
+    expect(normalizeMentions("mail a@Team Notes", corpora)).toBe("mail a@Team Notes");
+    expect(bracketLabels("@Research Papers?", corpora)).toBe("@[Research Papers]?");
   });
 });

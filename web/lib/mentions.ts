@@ -46,6 +46,36 @@ export function parseMentions(text: string): string[] {
   return names;
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** A pattern of bare mentions of multi-word labels ("@Team Notes", any case), the longest label first; null when
+ * no corpus has such a label. Like the agent's (session/mentions.py bracket_labels). */
+function spacedLabelPattern(corpora: CorpusOption[]): RegExp | null {
+  const spaced = [...new Set(corpora.flatMap((c) => [c.name, c.label]).map((a) => a.trim()).filter((a) => /\s/.test(a)))]
+    .sort((a, b) => b.length - a.length);
+  if (!spaced.length) return null;
+  const alternatives = spaced.map((alias) => alias.split(/\s+/).map(escapeRegExp).join("\\s+")).join("|");
+  return new RegExp(`(?<![A-Za-z0-9._%+\\-])([@＠])(${alternatives})(?![\\p{L}\\p{M}\\p{N}_\\-])`, "giu");
+}
+
+/** ``text`` with each bare multi-word label mention in the bracket form the parser reads as one name. */
+export function bracketLabels(text: string, corpora: CorpusOption[]): string {
+  const pattern = spacedLabelPattern(corpora);
+  return pattern ? text.replace(pattern, (_whole, at: string, label: string) => `${at}[${label}]`) : text;
+}
+
+/** ``text`` as it is sent: a label mention ("@Team Notes") becomes the corpus's own mention ("@team_notes"). */
+export function normalizeMentions(text: string, corpora: CorpusOption[]): string {
+  const pattern = spacedLabelPattern(corpora);
+  if (!pattern) return text;
+  return text.replace(pattern, (whole, _at: string, label: string) => {
+    const [corpus] = resolveMentions(`@[${label}]`, corpora).corpora;
+    return corpus ? mentionToken(corpus) : whole;
+  });
+}
+
 /** The corpora ``text`` mentions, looked up by name or label in ``corpora``. */
 export function resolveMentions(text: string, corpora: CorpusOption[]): MentionResolution {
   const exact = new Map<string, CorpusOption>();
@@ -59,7 +89,7 @@ export function resolveMentions(text: string, corpora: CorpusOption[]): MentionR
     }
   }
   const resolution: MentionResolution = { corpora: [], corpusIds: [], unknown: [] };
-  for (const name of parseMentions(text)) {
+  for (const name of parseMentions(bracketLabels(text, corpora))) {
     const found = exact.get(exactKey(name));
     const matches = found ? [found] : loose.get(compactKey(name)) ?? [];
     if (matches.length !== 1) {
