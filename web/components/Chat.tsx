@@ -54,7 +54,8 @@ export function Chat() {
   const agentRef = useRef<HttpAgent | null>(null);
   const stopping = useRef(false);
   const reported = useRef(new Set<string>());
-  const bottom = useRef<HTMLDivElement>(null);
+  const conversation = useRef<HTMLElement>(null);
+  const [draft, setDraft] = useState<{ text: string } | null>(null); // a stopped question, back in the composer
 
   const refreshThreads = useCallback(() => {
     listThreads()
@@ -127,7 +128,8 @@ export function Chat() {
   }, [theme]);
 
   useEffect(() => {
-    bottom.current?.scrollIntoView({ block: "end" });
+    const element = conversation.current;
+    element?.scrollTo({ top: element.scrollHeight }); // the very end: the conversation scrolls, not the page
   }, [messages, error, stopped]);
 
   async function run(forwardedProps: Record<string, unknown>) {
@@ -155,6 +157,7 @@ export function Chat() {
     } finally {
       setRunning(false);
       if (agentRef.current === agent) { // not left for another thread meanwhile
+        if (stopping.current) settleStopped(agent);
         const turns = buildTurns(agent.messages);
         setMessages([...agent.messages]);
         if (!stopping.current) setAnnouncement(lastAnswer(turns));
@@ -176,13 +179,21 @@ export function Chat() {
   }
 
   function stop() {
-    const agent = agentRef.current;
-    if (!agent) return;
     stopping.current = true;
-    const turns = buildTurns(agent.messages);
-    const last = turns[turns.length - 1];
-    if (last) setStopped((current) => new Set(current).add(last.id));
-    agent.abortRun(); // the proxy's request is aborted, and the server cancels the agent run
+    agentRef.current?.abortRun(); // the proxy's request is aborted, and the server cancels the agent run
+  }
+
+  /** After Stop: a question nothing came back for returns to the composer (it would otherwise ride along with the
+   * next one); an answer stopped midway stays, marked as stopped. */
+  function settleStopped(agent: HttpAgent) {
+    const last = buildTurns(agent.messages).at(-1);
+    if (!last) return;
+    if (last.texts.length || last.tools.length) {
+      setStopped((current) => new Set(current).add(last.id));
+    } else {
+      agent.setMessages(agent.messages.filter((m) => m.id !== last.id));
+      setDraft({ text: last.userText });
+    }
   }
 
   function decide(approval: Approval, approved: boolean) {
@@ -257,7 +268,7 @@ export function Chat() {
               <button type="button" className="secondary" onClick={() => openThread(newId())} data-testid="new-chat">{t.newChat}</button>
             </div>
           </header>
-          <main className="conversation" data-testid="conversation">
+          <main className="conversation" ref={conversation} data-testid="conversation">
             {turns.length === 0 && !error ? <p className="muted empty">{t.empty}</p> : null}
             {turns.map((turn, index) => (
               <TurnView key={turn.id} turn={turn} corpora={corpora} isLast={index === turns.length - 1} running={running}
@@ -265,11 +276,10 @@ export function Chat() {
                 onOpenSource={(evidence, quote) => showSource(turn, evidence, quote)} t={t} />
             ))}
             {turns.length === 0 && error ? <div className="error" role="alert" data-testid="error">{error}</div> : null}
-            <div ref={bottom} />
           </main>
           <div className="sr-only" role="status" aria-live="polite" data-testid="announcer">{announcement}</div>
           <Composer corpora={corpora} corporaError={corporaError} agents={agents} running={running} strictScope={strictScope}
-            onStrictScope={chooseStrict} onSend={send} onStop={stop} t={t} />
+            onStrictScope={chooseStrict} onSend={send} onStop={stop} draft={draft} t={t} />
         </div>
         <SourceView source={source} onClose={() => setSource(null)} t={t} />
       </div>

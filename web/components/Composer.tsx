@@ -1,7 +1,7 @@
 "use client";
 // The composer: text with `@` mentions (chips show what they resolve to), the mention popover, the
 // strict-scope toggle and send / stop. The text box is a combobox whose listbox is the popover's list.
-import { useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import {
   filterCorpora,
   insertMention,
@@ -24,16 +24,21 @@ interface Props {
   onStrictScope: (value: boolean) => void;
   onSend: (text: string) => void;
   onStop: () => void;
+  draft: { text: string } | null; // text to put back into the box (a stopped question); a new object each time
   t: Strings;
 }
 
-export function Composer({ corpora, corporaError, agents, running, strictScope, onStrictScope, onSend, onStop, t }: Props) {
+export function Composer({ corpora, corporaError, agents, running, strictScope, onStrictScope, onSend, onStop, draft, t }: Props) {
   const [text, setText] = useState("");
   const [mention, setMention] = useState<MentionQuery | null>(null);
   const [tab, setTab] = useState<MentionTab>("corpus");
   const [highlighted, setHighlighted] = useState(0);
   const textarea = useRef<HTMLTextAreaElement>(null);
   const form = useRef<HTMLFormElement>(null);
+
+  useEffect(() => {
+    if (draft) setText(draft.text);
+  }, [draft]);
 
   const resolution = useMemo(() => resolveMentions(text, corpora), [text, corpora]);
   const options = useMemo(() => filterCorpora(corpora, mention?.query ?? ""), [corpora, mention]);
@@ -113,7 +118,6 @@ export function Composer({ corpora, corporaError, agents, running, strictScope, 
         rows={2}
         aria-label="message"
         role="combobox"
-        aria-multiline="true"
         aria-autocomplete="list"
         aria-haspopup="listbox"
         aria-expanded={open}

@@ -23,10 +23,11 @@ interface Props {
 
 type OpenSource = Props["onOpenSource"];
 
-function SourceButton({ evidence, quote, onOpen, children, t }: { evidence: Evidence; quote: string; onOpen: OpenSource; children: ReactNode; t: Strings }) {
+/** Opens ``evidence`` in the source view; ``label``: a name beginning with the visible text, for a bare [n]. */
+function SourceButton({ evidence, quote, onOpen, children, label }: { evidence: Evidence; quote: string; onOpen: OpenSource; children: ReactNode; label?: string }) {
   if (evidence.chunkId === undefined) return <>{children}</>;
   return (
-    <button type="button" className="source-link" aria-label={t.openSource(evidence.citationId, evidence.title)}
+    <button type="button" className="source-link" aria-label={label}
       aria-haspopup="dialog" data-testid="open-source" data-citation={evidence.citationId} onClick={() => onOpen(evidence, quote)}>
       {children}
     </button>
@@ -43,7 +44,8 @@ function AnswerText({ text, evidence, onOpen, t }: { text: string; evidence: Evi
     if (!cited) continue;
     parts.push(text.slice(last, mark.index));
     parts.push(
-      <SourceButton key={mark.index} evidence={cited} quote={citingSentence(text, mark.index)} onOpen={onOpen} t={t}>{mark[0]}</SourceButton>,
+      <SourceButton key={mark.index} evidence={cited} quote={citingSentence(text, mark.index)} onOpen={onOpen}
+        label={`${mark[0]} ${t.sourceOf(cited.title)}`}>{mark[0]}</SourceButton>,
     );
     last = mark.index + mark[0].length;
   }
@@ -101,7 +103,7 @@ export function TurnView({ turn, corpora, isLast, running, error, stopped, onDec
               <ol>
                 {sources.references.map((ref) => (
                   <li key={ref.citationId} data-testid="reference">
-                    <SourceButton evidence={ref} quote={quoteFor(text, ref.citationId)} onOpen={onOpenSource} t={t}>{ref.citation}</SourceButton>
+                    <SourceButton evidence={ref} quote={quoteFor(text, ref.citationId)} onOpen={onOpenSource}>{ref.citation}</SourceButton>
                   </li>
                 ))}
               </ol>
@@ -113,7 +115,7 @@ export function TurnView({ turn, corpora, isLast, running, error, stopped, onDec
               <ol>
                 {sources.bridged.map((ref) => (
                   <li key={ref.citationId} data-testid="bridged-reference">
-                    <div><SourceButton evidence={ref} quote={quoteFor(text, ref.citationId)} onOpen={onOpenSource} t={t}>{ref.citation}</SourceButton></div>
+                    <div><SourceButton evidence={ref} quote={quoteFor(text, ref.citationId)} onOpen={onOpenSource}>{ref.citation}</SourceButton></div>
                     {ref.bridge ? <div className="bridge-path" data-testid="bridge-path">{t.bridgePath(ref.bridge)}</div> : null}
                   </li>
                 ))}

@@ -13,6 +13,8 @@ export interface Stack {
 
 const ARTIFACTS = path.resolve(__dirname, "artifacts");
 const REPO_ROOT = path.resolve(__dirname, "..", "..");
+const AXE_SCRIPT = require.resolve("axe-core/axe.min.js");
+const WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 
 export function stack(): Stack {
   const file = process.env.NEGENTROPY_E2E_STATE;
@@ -83,6 +85,40 @@ export async function clickAndRun(page: Page, button: Locator): Promise<AgentEve
 export async function keepScreenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** What e2e/evidence.py reads from the database: "chunk" (a corpus's first chunk), "audit" (the web channel's newest
+ * rows for a person), "views" (a thread's evidence views). */
+export function databaseRows<T>(kind: "chunk" | "audit" | "views", argument: string): T[] {
+  const out = execFileSync(process.env.PYTHON ?? "python", [path.join(__dirname, "evidence.py"), kind, stack().dsn, argument], {
+    cwd: REPO_ROOT,
+    encoding: "utf-8",
+  });
+  return JSON.parse(out);
+}
+
+/** The serious and critical WCAG 2.2 A/AA violations axe-core finds on the page as it is now. */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE_SCRIPT });
+  const violations = await page.evaluate(async (tags) => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] })).violations;
+  }, WCAG_TAGS);
+  return violations
+    .filter((v) => v.impact === "critical" || v.impact === "serious")
+    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** The current page's id of the thread it shows (localStorage). */
+export async function currentThread(page: Page): Promise<string> {
+  return page.evaluate(() => localStorage.getItem("negentropy.thread") ?? "");
 }
 
 /** Chunks of a corpus written by a chat save (metadata captured_by) that contain ``marker``. */
