@@ -6,6 +6,7 @@ same person as POST /agent (``user_of`` the request), so nobody lists, renames o
 """
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any, Callable
 
@@ -17,6 +18,8 @@ from pydantic import BaseModel, Field
 from knowledge.app import KnowledgeApp
 from knowledge.db.queries import threads as thread_queries
 from knowledge.pg_text import clean_text
+
+logger = logging.getLogger(__name__)
 
 THREADS_PATH = "/threads"
 MAX_TITLE_CHARS = 80  # of a title taken from the first message
@@ -74,9 +77,13 @@ def thread_router(user_of: Callable[[Request], str], sessions: BaseSessionServic
 
 
 async def note_run(kapp: KnowledgeApp, user_id: str, thread_id: str, messages: list[Any]) -> None:
-    """A run in ``thread_id``: list the thread under its first user message (later runs keep that title)."""
+    """A run in ``thread_id``: list the thread under its first user message (later runs keep that title). Best
+    effort: a failure is logged, and the run goes on to give its own error (the database down: RUN_ERROR)."""
     first = next((m for m in messages if getattr(m, "role", None) == "user"), None)
     content = getattr(first, "content", "") if first is not None else ""
     text = content if isinstance(content, str) else " ".join(getattr(p, "text", "") or "" for p in content or [])
-    async with kapp.db.connection() as conn:
-        await thread_queries.touch_thread(conn, kapp.settings.app_name, user_id, thread_id, thread_title(text))
+    try:
+        async with kapp.db.connection() as conn:
+            await thread_queries.touch_thread(conn, kapp.settings.app_name, user_id, thread_id, thread_title(text))
+    except Exception as exc:  # noqa: BLE001 - the thread list must not break a run
+        logger.warning("could not list thread %s: %s: %s", thread_id, type(exc).__name__, exc)

@@ -112,6 +112,9 @@ async def test_a_token_app_refuses_missing_and_forged_tokens_and_reads_only_the_
             status, events = _sse(client, _ask("When did the reindex dry run happen?", ids["kenji_notes"]), headers)
             assert (status, events) == (401, [])
             assert client.post("/agents/state", json={"threadId": "t"}, headers=headers).status_code == 401
+            assert client.get("/threads", headers=headers).status_code == 401
+            assert client.post("/sources/open", json={"chunkId": 1, "threadId": "t", "turnId": "u",
+                                                      "evidenceType": "primary"}, headers=headers).status_code == 401
 
         good = {"authorization": f"Bearer {issued.token}"}
         listing = client.get("/corpora", headers=good).json()
@@ -124,6 +127,9 @@ async def test_a_token_app_refuses_missing_and_forged_tokens_and_reads_only_the_
         status, events = _sse(client, _ask("What is in Li Na's notes?", ids["li_na_notes"]), good)
         text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
         assert text.startswith(f"I can't find the corpus '{ids['li_na_notes']}', or you don't have access to it.")
+        # the web app's routes answer for the token's person too
+        threads = client.get("/threads", headers=good).json()["threads"]
+        assert [t["title"] for t in threads] == ["What is in Li Na's notes?", "When did the reindex dry run happen?"]
 
 
 async def test_adk_dev_users_read_nothing_unless_enabled(kapp, embedder, tmp_path, capsys):
