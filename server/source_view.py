@@ -8,9 +8,10 @@ evidence an answer showed (only chunks the person may read; showing it again cha
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
@@ -52,26 +53,36 @@ class ShownRequest(_AnswerRef):
     items: list[ShownItem] = Field(max_length=MAX_SHOWN_ITEMS)
 
 
-def _key(kapp: KnowledgeApp, user_id: str, ref: _AnswerRef) -> view_queries.EvidenceViewKey:
-    return view_queries.EvidenceViewKey(kapp.settings.app_name, user_id, ref.thread_id, ref.turn_id)
+@dataclass(frozen=True)
+class _Reader:
+    """The request's person with what they may read (the /agent identity)."""
 
+    kapp: KnowledgeApp
+    user_id: str
+    view: ResolvedView
 
-def _path(kapp: KnowledgeApp, view: ResolvedView) -> str:
-    """The rollout path this person's searches take (the one their answers came from)."""
-    return rollout_path(kapp.settings.knowledge_feature_flags, kapp.settings.app_name, view.person_id)
+    async def chunks(self, chunk_ids: list[int]) -> list[Any]:
+        """The chunks of ``chunk_ids`` this person may read, read under row-level security scoped to them."""
+        readable = self.view.accessible_corpus_ids
+        async with self.kapp.db.scoped(readable) as conn:
+            return await chunk_queries.select_chunks_by_ids(conn, chunk_ids, readable)
 
+    def key(self, ref: _AnswerRef) -> view_queries.EvidenceViewKey:
+        return view_queries.EvidenceViewKey(self.kapp.settings.app_name, self.user_id, ref.thread_id, ref.turn_id)
 
-def _unknown_person(exc: UnknownPersonError) -> JSONResponse:
-    return JSONResponse({"error": f"I can't tell which corpora you may read: {exc}"}, status_code=403)
+    @property
+    def rollout_path(self) -> str:
+        """The rollout path this person's searches take (the one their answers came from)."""
+        settings = self.kapp.settings
+        return rollout_path(settings.knowledge_feature_flags, settings.app_name, self.view.person_id)
 
-
-async def _refuse(kapp: KnowledgeApp, view: ResolvedView, user_id: str, chunk_id: int) -> JSONResponse:
-    async with kapp.db.connection() as conn:
-        exists = await chunk_queries.select_chunk_corpus(conn, chunk_id) is not None
-    await kapp.gateway.audit.record_refusal(channel=AUDIT_CHANNEL, person_id=view.person_id or user_id,
-                                            tool=AUDIT_TOOL, arguments={"chunk_id": chunk_id},
-                                            reason="forbidden_chunk" if exists else "unknown_chunk")
-    return JSONResponse({"error": f"There is no passage {chunk_id} you may read."}, status_code=404)
+    async def refuse(self, chunk_id: int) -> JSONResponse:
+        async with self.kapp.db.connection() as conn:
+            exists = await chunk_queries.select_chunk_corpus(conn, chunk_id) is not None
+        await self.kapp.gateway.audit.record_refusal(
+            channel=AUDIT_CHANNEL, person_id=self.view.person_id or self.user_id, tool=AUDIT_TOOL,
+            arguments={"chunk_id": chunk_id}, reason="forbidden_chunk" if exists else "unknown_chunk")
+        return JSONResponse({"error": f"There is no passage {chunk_id} you may read."}, status_code=404)
 
 
 def _passage(view: ResolvedView, record: Any, quote: str) -> dict[str, Any]:
@@ -88,39 +99,30 @@ def _passage(view: ResolvedView, record: Any, quote: str) -> dict[str, Any]:
 def source_router(user_of: Callable[[Request], str]) -> APIRouter:
     router = APIRouter()
 
-    @router.post(OPEN_PATH)
-    async def open_source(body: OpenRequest, request: Request) -> JSONResponse:
+    async def reader(request: Request) -> _Reader:
         kapp: KnowledgeApp = request.app.state.kapp
         user_id = user_of(request)
         try:
-            view = await kapp.access.resolve_user(user_id)
+            return _Reader(kapp, user_id, await kapp.access.resolve_user(user_id))
         except UnknownPersonError as exc:
-            return _unknown_person(exc)
-        readable = view.accessible_corpus_ids
-        async with kapp.db.scoped(readable) as conn:
-            records = await chunk_queries.select_chunks_by_ids(conn, [body.chunk_id], readable)
+            raise HTTPException(status_code=403, detail=f"I can't tell which corpora you may read: {exc}") from None
+
+    @router.post(OPEN_PATH)
+    async def open_source(body: OpenRequest, person: _Reader = Depends(reader)) -> JSONResponse:
+        records = await person.chunks([body.chunk_id])
         if not records:
-            return await _refuse(kapp, view, user_id, body.chunk_id)
-        async with kapp.db.connection() as conn:
-            await view_queries.mark_opened(conn, _key(kapp, user_id, body), _path(kapp, view),
+            return await person.refuse(body.chunk_id)
+        async with person.kapp.db.connection() as conn:
+            await view_queries.mark_opened(conn, person.key(body), person.rollout_path,
                                            view_queries.ShownEvidence(body.chunk_id, body.evidence_type))
-        return JSONResponse(_passage(view, records[0], body.quote))
+        return JSONResponse(_passage(person.view, records[0], body.quote))
 
     @router.post(SHOWN_PATH)
-    async def shown(body: ShownRequest, request: Request) -> Response:
-        kapp: KnowledgeApp = request.app.state.kapp
-        user_id = user_of(request)
-        try:
-            view = await kapp.access.resolve_user(user_id)
-        except UnknownPersonError as exc:
-            return _unknown_person(exc)
-        readable = view.accessible_corpus_ids
-        async with kapp.db.scoped(readable) as conn:
-            found = {r["id"] for r in await chunk_queries.select_chunks_by_ids(
-                conn, [i.chunk_id for i in body.items], readable)}
+    async def shown(body: ShownRequest, person: _Reader = Depends(reader)) -> Response:
+        found = {r["id"] for r in await person.chunks([i.chunk_id for i in body.items])}
         items = [view_queries.ShownEvidence(i.chunk_id, i.evidence_type) for i in body.items if i.chunk_id in found]
-        async with kapp.db.connection() as conn:
-            await view_queries.insert_shown(conn, _key(kapp, user_id, body), _path(kapp, view), items)
+        async with person.kapp.db.connection() as conn:
+            await view_queries.insert_shown(conn, person.key(body), person.rollout_path, items)
         return Response(status_code=204)
 
     return router

@@ -109,3 +109,10 @@ async def test_click_through_without_views_says_n_a(kapp):
     rows = dict(await click_through_rows(kapp.db))
     assert rows == {"bridged evidence opened": "n/a (0 shown)", "same-corpus evidence opened": "n/a (0 shown)",
                     "cross_corpus_clickthrough (target >= 0.6x same-corpus)": "n/a"}
+
+
+async def test_a_person_the_topology_does_not_know_gets_403(kapp):
+    ids = await _workspace(kapp)
+    async with running(create_app(kapp.settings, dsn=kapp.db.dsn, user_id="mallory")) as client:
+        response = await client.post("/sources/open", json=_open(await _chunk_of(kapp, ids["kenji_notes"])))
+    assert response.status_code == 403 and "mallory" in response.json()["detail"]
