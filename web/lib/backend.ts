@@ -27,3 +27,8 @@ export async function forward(path: string, init: RequestInit): Promise<Response
   }
   return new Response(upstream.body, { status: upstream.status, headers });
 }
+
+/** Forward a JSON request (its method and body) to ``path`` on the agent server. */
+export async function forwardJson(path: string, request: Request): Promise<Response> {
+  return forward(path, { method: request.method, body: await request.text(), headers: { "content-type": "application/json" } });
+}

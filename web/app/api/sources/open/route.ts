@@ -1,12 +1,8 @@
-import { forward } from "@/lib/backend";
+import { forwardJson } from "@/lib/backend";
 
 export const dynamic = "force-dynamic";
 
 // The cited passage (checked against the person's corpora), and the click recorded.
 export async function POST(request: Request): Promise<Response> {
-  return forward("/sources/open", {
-    method: "POST",
-    body: await request.text(),
-    headers: { "content-type": "application/json" },
-  });
+  return forwardJson("/sources/open", request);
 }

@@ -1,4 +1,4 @@
-import { forward } from "@/lib/backend";
+import { forward, forwardJson } from "@/lib/backend";
 
 export const dynamic = "force-dynamic";
 
@@ -9,11 +9,7 @@ interface Params {
 // Rename one of the person's conversations ({"title": ...}).
 export async function PATCH(request: Request, { params }: Params): Promise<Response> {
   const { id } = await params;
-  return forward(`/threads/${encodeURIComponent(id)}`, {
-    method: "PATCH",
-    body: await request.text(),
-    headers: { "content-type": "application/json" },
-  });
+  return forwardJson(`/threads/${encodeURIComponent(id)}`, request);
 }
 
 // Delete one of the person's conversations with its messages.
