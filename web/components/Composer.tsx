@@ -12,6 +12,7 @@ import {
   type MentionQuery,
 } from "@/lib/mentions";
 import type { Strings } from "@/lib/i18n";
+import { InfoTip } from "./Hint";
 import { CorpusIcon } from "./icons";
 import { MENTION_LISTBOX_ID, MentionPopover, mentionOptionId, type AgentOption, type MentionTab } from "./MentionPopover";
 
@@ -162,11 +163,12 @@ export function Composer({ corpora, corporaError, agents, running, strictScope, 
       <div className="composer-actions">
         <button type="button" className="at-button" aria-label={t.mentionButton} aria-haspopup="listbox" aria-expanded={open}
           data-testid="mention-button" onMouseDown={(event) => event.preventDefault()} onClick={openPopover}>@</button>
-        <label className="toggle" title={t.strictScopeHint}>
+        <label className="toggle">
           <input type="checkbox" checked={strictScope} data-testid="strict-scope"
             onChange={(event) => onStrictScope(event.target.checked)} />
           {t.strictScope}
         </label>
+        <InfoTip label={t.strictScopeAbout} text={t.strictScopeHint} testId="strict-scope-info" />
         <span className="spacer" />
         {running ? (
           <button type="button" className="secondary" onClick={onStop} data-testid="stop">{t.stop}</button>

@@ -4,10 +4,10 @@
 // inserts its mention. On touch, where nothing hovers, the first tap on an entry shows its tooltip and the
 // second picks it.
 import * as Popover from "@radix-ui/react-popover";
-import * as Tooltip from "@radix-ui/react-tooltip";
 import { useRef, useState, type PointerEvent, type ReactNode, type RefObject } from "react";
 import type { CorpusOption } from "@/lib/mentions";
 import type { Strings } from "@/lib/i18n";
+import { Hint } from "./Hint";
 import { AgentIcon, CorpusIcon } from "./icons";
 
 export interface AgentOption {
@@ -35,21 +35,6 @@ interface Props {
   onPick: (corpus: CorpusOption) => void;
   onClose: () => void;
   t: Strings;
-}
-
-function Hint({ children, content, pinned }: { children: ReactNode; content: ReactNode; pinned: boolean }) {
-  const [hovered, setHovered] = useState(false);
-  return (
-    <Tooltip.Root delayDuration={150} open={hovered || pinned} onOpenChange={setHovered}>
-      <Tooltip.Trigger asChild>{children}</Tooltip.Trigger>
-      <Tooltip.Portal>
-        <Tooltip.Content className="tooltip" side="right" sideOffset={8} data-testid="mention-tooltip">
-          {content}
-          <Tooltip.Arrow className="tooltip-arrow" />
-        </Tooltip.Content>
-      </Tooltip.Portal>
-    </Tooltip.Root>
-  );
 }
 
 export function MentionPopover(props: Props) {
@@ -99,7 +84,7 @@ export function MentionPopover(props: Props) {
           <div className="options" role="listbox" id={MENTION_LISTBOX_ID} aria-label={tab === "agents" ? t.agentsTab : t.corpusTab}>
             {tab === "agents"
               ? agents.map((agent) => (
-                <Hint key={agent.name} pinned={pinned === agent.name}
+                <Hint key={agent.name} pinned={pinned === agent.name} testId="mention-tooltip"
                   content={<><strong>{agent.name}</strong> ({agent.role})<br />{agent.description}</>}>
                   <div className="option static" role="option" aria-selected={false} tabIndex={-1}
                     onPointerDown={notePointer} onClick={() => previewed(agent.name)} data-testid="agent-option">
@@ -109,7 +94,7 @@ export function MentionPopover(props: Props) {
                 </Hint>
               ))
               : corpora.map((corpus, index) => (
-                <Hint key={corpus.id} pinned={pinned === corpus.id} content={
+                <Hint key={corpus.id} pinned={pinned === corpus.id} testId="mention-tooltip" content={
                   <>
                     <strong>{corpus.label}</strong> (@{corpus.name}){corpus.chunks !== undefined ? `, ${corpus.chunks} chunks` : ""}
                     {corpus.description ? <><br />{corpus.description}</> : null}

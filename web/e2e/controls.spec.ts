@@ -113,6 +113,12 @@ test("on touch, a tap shows an entry's tooltip and a second tap picks it", async
     await keepScreenshot(page, "43-touch-tooltip");
     await option.tap();
     await expect(input).toHaveValue("Status? @team_notes ");
+    // the composer's own hint: a tap opens it, another closes it
+    await page.getByTestId("strict-scope-info").tap();
+    const hint = page.getByTestId("strict-scope-info-tooltip").first();
+    await expect(hint).toContainText("Cross-corpus expansion stays inside the mentioned corpora.");
+    await page.getByTestId("strict-scope-info").tap();
+    await expect(hint).toBeHidden();
   } finally {
     await context.close();
   }
