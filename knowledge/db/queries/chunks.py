@@ -138,28 +138,11 @@ async def select_chunks_with_embeddings(conn: asyncpg.Connection, chunk_ids: Seq
 
 async def rare_term_search(conn: asyncpg.Connection, query_text: str, corpus_ids: Sequence[UUID], max_df: int,
                            limit: int) -> list[asyncpg.Record]:
-    """The best keyword matches of the query among the chunks naming one of its rare terms: the lexemes of the
-    query that at least one and at most ``max_df`` chunks of ``corpus_ids`` contain (counted up to max_df + 1, so a
-    common word costs no more than a rare one). Rows as dense_search_each (metadata_json, score = ts_rank_cd of
-    the whole query), best first; none when the query has no rare term."""
-    return await conn.fetch(
-        """WITH term AS (
-               SELECT quote_literal(t.lexeme)::tsquery AS q
-               FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS t(lexeme)
-           ), rare AS (
-               SELECT q FROM term
-               WHERE (SELECT count(*) FROM (SELECT 1 FROM knowledge k WHERE k.corpus_id = ANY($2::uuid[])
-                                            AND k.search_vector @@ term.q LIMIT $3 + 1) hit) BETWEEN 1 AND $3
-           ), any_rare AS (
-               SELECT string_agg(q::text, ' | ')::tsquery AS q FROM rare
-           )
-           SELECT k.id, k.corpus_id, k.content, k.source_uri, k.metadata::text AS metadata_json,
-                  ts_rank_cd(k.search_vector, ne_or_tsquery($1), 1)::float8 AS score
-           FROM knowledge k, any_rare
-           WHERE any_rare.q IS NOT NULL AND k.corpus_id = ANY($2::uuid[]) AND k.search_vector @@ any_rare.q
-           ORDER BY score DESC, k.id LIMIT $4""",
-        query_text, list(corpus_ids), max_df, limit,
-    )
+    """kb_rare_term_search (migration 026): the best keyword matches of the query among the chunks naming one of
+    its rare terms (at most ``max_df`` chunks of ``corpus_ids`` contain it). Rows as dense_search_each, score =
+    ts_rank_cd of the whole query, best first; none when the query has no rare term."""
+    return await conn.fetch("SELECT * FROM kb_rare_term_search($1, $2::uuid[], $3, $4)",
+                            query_text, list(corpus_ids), max_df, limit)
 
 
 async def keyword_search(conn: asyncpg.Connection, query_text: str, corpus_ids: Sequence[UUID],
