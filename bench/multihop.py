@@ -272,7 +272,7 @@ def sources_from_args(questions: Path | None, corpus: Path | None) -> list[Sourc
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--questions", type=Path, default=None,
-                        help="questions file, MuSiQue or HotpotQA format (default: both dev sets and the enterprise set)")
+                        help="questions file, MuSiQue or HotpotQA format (default: dev sets and enterprise set)")
     parser.add_argument("--corpus", type=Path, default=None,
                         help="corpus file of {title, text} records (default: the questions' own paragraphs)")
     parser.add_argument("--splits", type=int, nargs="+", default=[1, 3])

@@ -43,9 +43,9 @@ class PlannerSettings(BaseModel):
     # first stage of every corpus: "dense" (cosine order, the backbone of the final ranking) or "hybrid" (kb_rrf
     # dense + BM25; its BM25 side drags good dense rankings down on the multi-hop dev sets, see README benchmarks)
     seed_search: Literal["dense", "hybrid"] = "dense"
-    # the best chunks of the ``dense_keep`` most relevant documents keep the top places whatever graph evidence scores
+    # the best chunks of the ``dense_keep`` most relevant documents keep the top places whatever graph evidence
+    # scores, and then those of the ``lexical_keep`` best lexical seed documents (rare terms of the question, seeds.py)
     dense_keep: int = 2
-    # and then the best chunks of the ``lexical_keep`` best lexical seed documents (rare terms of the question, seeds.py)
     lexical_keep: int = 1
     # final score = w * (relevance + entity_hop_weight * hop support) + (1 - w) * normalised RRF
     rerank_relevance_weight: float = 0.9
