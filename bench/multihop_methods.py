@@ -18,18 +18,17 @@ KS = (2, 5, 10)
 # choice is picked on one dev set and reported on the other, see print_cross_set_selection).
 PLANNER_ABLATIONS: dict[str, dict[str, object]] = {
     "planner_no_entity_hops": {"entity_hop_weight": 0.0},
+    "planner_no_lexical": {"lexical_keep": 0},
+    "planner_any_hop": {"hop_evidence": "any"},
+    "planner_broad_50": {"entity_hop_max_chunks": 50},
     "planner_hybrid_seeds": {"seed_search": "hybrid"},
     "planner_no_dense_keep": {"dense_keep": 0},
+    "planner_dense_keep_3": {"dense_keep": 3},
+    "planner_hop_weight_0.35": {"entity_hop_weight": 0.35},
     "planner_no_specificity": {"entity_hop_specificity": 0.0},
     "planner_ppr_passages": {"hop_ppr": True},
     "planner_query_entity_links": {"query_entity_links": 5},
-    "planner_entity_query_weight_1": {"entity_hop_query_weight": 1.0},
     "planner_fact_filter": {"hop_fact_filter": True},
-    "planner_hop_weight_0.35": {"entity_hop_weight": 0.35},
-    "planner_dense_keep_3": {"dense_keep": 3},
-    "planner_per_hop_50": {"graph_neighbors_per_hop": 50},
-    "planner_per_hop_25": {"graph_neighbors_per_hop": 25},
-    "planner_depth_1": {"graph_max_depth": 1},
 }
 Method = Callable[[str, np.ndarray], Awaitable[list[str]]]
 

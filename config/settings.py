@@ -43,17 +43,23 @@ class PlannerSettings(BaseModel):
     # first stage of every corpus: "dense" (cosine order, the backbone of the final ranking) or "hybrid" (kb_rrf
     # dense + BM25; its BM25 side drags good dense rankings down on the multi-hop dev sets, see README benchmarks)
     seed_search: Literal["dense", "hybrid"] = "dense"
-    # the best ``dense_keep`` chunks by relevance keep the top places whatever graph evidence scores
+    # the best chunks of the ``dense_keep`` most relevant documents keep the top places whatever graph evidence
+    # scores, and then those of the ``lexical_keep`` best lexical seed documents (rare terms of the question, seeds.py)
     dense_keep: int = 2
+    lexical_keep: int = 1
     # final score = w * (relevance + entity_hop_weight * hop support) + (1 - w) * normalised RRF
     rerank_relevance_weight: float = 0.9
     # entity hops (graph expansion mode): a chunk sharing a specific entity with one of the best
     # ``entity_hop_sources`` primary chunks gains entity_hop_weight * their relevance / (chunks of the entity)
-    # ** entity_hop_specificity; entities in more than entity_hop_max_chunks chunks carry no signal
+    # ** entity_hop_specificity; entities in more than log2(chunks searched) chunks (entity_hop_max_chunks when
+    # set, an ablation of bench multihop) are broad and never hop (entity_hops.specific_limit)
     entity_hop_sources: int = 5
     entity_hop_weight: float = 0.7
     entity_hop_specificity: float = 0.7
-    entity_hop_max_chunks: int = 50
+    entity_hop_max_chunks: int | None = None
+    # "confident": a hop lifts a chunk only when a second path or a question word confirms it (hop_evidence.py);
+    # "any": every hop does (the ablation of bench multihop)
+    hop_evidence: Literal["any", "confident"] = "confident"
     # the cross-corpus walk (seed entities, bridges, expansion) reads the entities of this many best seeds of each
     # corpus; deeper seeds still rank and source entity hops. 5 instead of 10 keeps every dev-set R@5 and every demo
     # paraphrase and brings HotpotQA N = 3 from 2.8-3.5x to 2.5-3.0x dense (README "Multi-hop retrieval", stop 33)

@@ -136,6 +136,15 @@ async def select_chunks_with_embeddings(conn: asyncpg.Connection, chunk_ids: Seq
     )
 
 
+async def rare_term_search(conn: asyncpg.Connection, query_text: str, corpus_ids: Sequence[UUID], max_df: int,
+                           limit: int) -> list[asyncpg.Record]:
+    """kb_rare_term_search (migration 026): the best keyword matches of the query among the chunks naming one of
+    its rare terms (at most ``max_df`` chunks of ``corpus_ids`` contain it). Rows as dense_search_each, score =
+    ts_rank_cd of the whole query, best first; none when the query has no rare term."""
+    return await conn.fetch("SELECT * FROM kb_rare_term_search($1, $2::uuid[], $3, $4)",
+                            query_text, list(corpus_ids), max_df, limit)
+
+
 async def keyword_search(conn: asyncpg.Connection, query_text: str, corpus_ids: Sequence[UUID],
                          limit: int) -> list[asyncpg.Record]:
     return await conn.fetch(

@@ -83,6 +83,8 @@ class Candidate(NamedTuple):
     path: BridgePath | None = None
     expansion_score: float = 0.0
     hops: tuple[EntityHop, ...] = ()
+    source_uri: str | None = None  # a seed's document: protection counts documents, not chunks
+    lexical_rank: int | None = None  # rank among the lexical seeds
 
 
 @dataclass
@@ -95,6 +97,8 @@ class PlanState:
     seeds_read: asyncio.Event = field(default_factory=asyncio.Event)  # and once ``seeds`` holds them
     # chunk id -> the row select_scored_chunks would return, for chunks already read (the dense seeds): not read again
     scored_rows: dict[int, Mapping] = field(default_factory=dict)
+    lexical: list[SeedHit] = field(default_factory=list)  # keyword matches of the question's rare terms (seeds.py)
+    chunk_total: int | None = None  # chunks of the effective corpora, read with the seeds
     seed_entities: dict[int, SeedEntity] = field(default_factory=dict)
     bridges: list[EntityBridge] = field(default_factory=list)
     expansion: list[ExpandedChunk] = field(default_factory=list)

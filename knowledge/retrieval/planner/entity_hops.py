@@ -13,6 +13,7 @@ question except overviews, inside one corpus as across several, and the rerank k
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping, Sequence
 
 from config.settings import PlannerSettings
@@ -27,8 +28,17 @@ from knowledge.retrieval.planner.ppr import personalized_pagerank
 
 _TRACE_TOP = 8
 # the SQL bound on an entity's mentions before its chunks are counted: a chunk rarely names one entity
-# more than this many times on average, so entities it drops are far beyond entity_hop_max_chunks anyway
+# more than this many times on average, so entities it drops are far beyond the specific limit anyway
 _MENTIONS_PER_CHUNK_BOUND = 4
+_MIN_SPECIFIC_LIMIT = 2  # a hop needs an entity two chunks share, however small the corpora
+
+
+def specific_limit(total_chunks: int) -> int:
+    """The most chunks an entity may be named in and still hop: log2 of the chunks searched. Naming the entity
+    should narrow the corpora about as much as a binary search narrows them to one chunk; an entity that a fixed
+    share of a large corpus names ("Africa" in 32 of 2,148 MuSiQue chunks, limit 12) links chunks on a topic, not
+    facts about one thing, and a constant limit would let more such entities through the larger the corpora grow."""
+    return max(_MIN_SPECIFIC_LIMIT, math.ceil(math.log2(max(total_chunks, 1))))
 
 
 def is_proper_name(name: str) -> bool:
@@ -116,18 +126,18 @@ class EntityHopStage:
         scope = state.request.effective
         # a hop is one step of expansion: graph_max_depth 0 allows none
         sources = source_hits(state.seeds, settings.entity_hop_sources) if settings.graph_max_depth >= 1 else {}
-        rows, linked, facts = [], [], None
+        rows, linked, facts, max_chunks = [], [], None, 0
         if sources:
             # the query-linked hops and the fact filter read SQL; plain hops come from the snapshots when loaded
             sql_only = settings.query_entity_links > 0 or settings.hop_fact_filter
             async with self.db.scoped(scope) if sql_only else self.reads.transaction(scope) as conn:
+                max_chunks = settings.entity_hop_max_chunks or specific_limit(state.chunk_total or 0)
                 rows = await self.reads.entity_hops(
-                    list(sources), scope, settings.entity_hop_max_chunks * _MENTIONS_PER_CHUNK_BOUND,
-                    settings.entity_hop_max_chunks, state.embedding if settings.entity_hop_query_weight else None,
-                    conn)
+                    list(sources), scope, max_chunks * _MENTIONS_PER_CHUNK_BOUND, max_chunks,
+                    state.embedding if settings.entity_hop_query_weight else None, conn)
                 if settings.query_entity_links > 0:
                     linked = await planner_queries.select_query_linked_hops(
-                        conn, state.embedding, scope, settings.query_entity_links, settings.entity_hop_max_chunks)
+                        conn, state.embedding, scope, settings.query_entity_links, max_chunks)
                 if settings.hop_fact_filter:
                     facts = {(r["chunk_id"], r["canonical_id"]) for r in await planner_queries.select_fact_canonicals(
                         conn, list(sources), scope, state.request.query)}
@@ -155,10 +165,10 @@ class EntityHopStage:
                     corpus_id=row["corpus_id"], canonical_id=row["canonical_id"], name=row["name"],
                     chunk_count=row["chunk_count"], similarity=float(row["similarity"])))
         state.entity_hops = hops
-        return self._detail(state, sources, hops)
+        return self._detail(state, sources, hops, max_chunks)
 
     def _detail(self, state: PlanState, sources: Mapping[int, SeedHit],
-                hops: Mapping[int, list[EntityHop]]) -> dict[str, Any]:
+                hops: Mapping[int, list[EntityHop]], max_chunks: int) -> dict[str, Any]:
         corpora = state.request.corpora
         entities: dict[str, int] = {}
         for found in hops.values():
@@ -167,7 +177,7 @@ class EntityHopStage:
         return {
             "sources": len(sources), "reached": len(hops),
             "cross_corpus": sum(1 for found in hops.values() if any(h.crosses_corpora for h in found)),
-            "max_chunks": self.settings.entity_hop_max_chunks,
+            "max_chunks": max_chunks,
             "top_entities": [f"{name} ({count} chunks)" for name, count in
                              sorted(entities.items(), key=lambda x: (x[1], x[0]))[:_TRACE_TOP]],
             "corpora": sorted({corpora[h.corpus_id].label for found in hops.values() for h in found}),

@@ -1,4 +1,5 @@
-"""Stage: reciprocal rank fusion of the per-corpus seed rankings, the expansion ranking and the entity hops."""
+"""Stage: reciprocal rank fusion of the per-corpus seed rankings, the lexical seeds, the expansion ranking and the
+entity hops."""
 from __future__ import annotations
 
 from typing import Any, Hashable, Mapping, Sequence
@@ -42,8 +43,11 @@ class FusionStage:
 
     async def run(self, state: PlanState) -> dict[str, Any]:
         seed_by_chunk = {s.chunk_id: s for hits in state.seeds.values() for s in hits}
+        lexical = {s.chunk_id: s for s in state.lexical}
         expansion_rank = {c.chunk_id: (rank, c) for rank, c in enumerate(state.expansion, start=1)}
         rankings = [[s.chunk_id for s in hits] for hits in state.seeds.values()]
+        if state.lexical:
+            rankings.append(list(lexical))
         if state.expansion:
             rankings.append([c.chunk_id for c in state.expansion])
         if state.entity_hops:
@@ -53,14 +57,18 @@ class FusionStage:
         candidates = []
         for chunk_id in pooled:  # only the pooled become candidates: a search fuses about twice as many
             seed = seed_by_chunk.get(chunk_id)
+            keyword = lexical.get(chunk_id)
             expanded = expansion_rank.get(chunk_id)
             hops = tuple(state.entity_hops.get(chunk_id, ()))
-            corpus_id = seed.corpus_id if seed else expanded[1].corpus_id if expanded else hops[0].corpus_id
+            corpus_id = (seed or keyword).corpus_id if seed or keyword else (
+                expanded[1].corpus_id if expanded else hops[0].corpus_id)
             candidates.append(Candidate(
                 chunk_id=chunk_id, corpus_id=corpus_id, rrf=scores[chunk_id],
                 seed_rank=seed.rank if seed else None, expansion_rank=expanded[0] if expanded else None,
                 path=expanded[1].path if expanded else hop_path(state, hops, seed_by_chunk),
-                expansion_score=expanded[1].score if expanded else 0.0, hops=hops))
+                expansion_score=expanded[1].score if expanded else 0.0, hops=hops,
+                source_uri=(seed or keyword).source_uri if seed or keyword else None,
+                lexical_rank=keyword.rank if keyword else None))
         state.candidates = candidates
         unseeded = [c for c in state.candidates if c.seed_rank is None]
         return {"rrf_k": self.settings.rrf_k, "pool_cap": self.settings.pool_cap, "rankings": len(rankings),

@@ -28,6 +28,7 @@ from knowledge.retrieval.planner.context import Candidate, EntityHop, PlanState
 from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder
 from knowledge.retrieval.planner.entity_hops import hop_support, linked_weights, ppr_support
 from knowledge.retrieval.planner.graph_reads import GraphReads
+from knowledge.retrieval.planner.hop_evidence import confident, terms
 from knowledge.retrieval.results import SearchHit
 
 EXPANDED_SLOT_SHARE = 0.2  # docs/design.md targets a cross-corpus expansion ratio >= 15%
@@ -63,14 +64,40 @@ def reserved_slots(limit: int, expanded_available: int) -> int:
     return min(expanded_available, max(1, round(limit * EXPANDED_SLOT_SHARE)))
 
 
-def select_results(scored: list[Scored], limit: int, mentioned: set[UUID], dense_keep: int = 0) -> list[Scored]:
+def _document(s: Scored) -> tuple[UUID, str | int]:
+    return s.candidate.corpus_id, s.candidate.source_uri or s.candidate.chunk_id
+
+
+def _first_documents(ranked: Sequence[Scored], count: int) -> list[Scored]:
+    """The first chunk of each of the first ``count`` documents of ``ranked``."""
+    picked: dict[tuple[UUID, str | int], Scored] = {}
+    for s in ranked:
+        if len(picked) >= count:
+            break
+        picked.setdefault(_document(s), s)
+    return list(picked.values())
+
+
+def protected_results(scored: list[Scored], dense_keep: int, lexical_keep: int, room: int) -> list[Scored]:
+    """What no graph evidence displaces, at most ``room`` of it: the best chunk of each of the ``dense_keep`` most
+    relevant seed documents, then of the ``lexical_keep`` best lexical seed documents not among them. Documents,
+    not chunks: two chunks of one page are one piece of evidence."""
+    dense = _first_documents(sorted((s for s in scored if s.candidate.seed_rank is not None),
+                                    key=lambda s: (-s.relevance, s.candidate.chunk_id)), dense_keep)
+    shown = {_document(s) for s in dense}
+    lexical = _first_documents(sorted((s for s in scored if s.candidate.lexical_rank is not None),
+                                      key=lambda s: (s.candidate.lexical_rank, s.candidate.chunk_id)), lexical_keep)
+    return (dense + [s for s in lexical if _document(s) not in shown])[:max(room, 0)]
+
+
+def select_results(scored: list[Scored], limit: int, mentioned: set[UUID], dense_keep: int = 0,
+                   lexical_keep: int = 0) -> list[Scored]:
     """The ``limit`` best by score, except that the reserved slots go to bridged evidence (first in the mentioned
     corpora, then by the strongest cross-corpus entity hop, then by the walk mass the other corpora send it; a
-    seed taken there is shown as graph-expanded), and the ``dense_keep`` most relevant seeds come first whatever
-    the graph adds: a strong first-stage hit is never displaced."""
+    seed taken there is shown as graph-expanded), and the protected results (``protected_results``) come first
+    whatever the graph adds: a strong first-stage hit is never displaced."""
     reserved = reserved_slots(limit, sum(1 for s in scored if s.bridged))
-    protected = sorted((s for s in scored if s.candidate.seed_rank is not None),
-                       key=lambda s: (-s.relevance, s.candidate.chunk_id))[:min(dense_keep, limit - reserved)]
+    protected = protected_results(scored, dense_keep, lexical_keep, limit - reserved)
     protected_ids = {s.candidate.chunk_id for s in protected}
     rest = [s for s in scored if s.candidate.chunk_id not in protected_ids]
     ordered = sorted(rest, key=lambda s: (-s.score, s.candidate.chunk_id))
@@ -84,6 +111,15 @@ def select_results(scored: list[Scored], limit: int, mentioned: set[UUID], dense
         :limit - len(protected) - len(reserved_picks)]
     keep = cover_every_corpus(protected, keep, rest, mentioned, limit)
     return protected + sorted(keep, key=lambda s: (-s.score, s.candidate.chunk_id))
+
+
+def rank_scores(selected: Sequence[Scored]) -> list[float]:
+    """The score each result shows, in the order they are ranked: its own, or the best below it when it was placed
+    above better-scoring results (a protected dense document), so the shown column never rises down the list."""
+    shown: list[float] = []
+    for s in reversed(selected):
+        shown.append(max(s.score, shown[-1]) if shown else s.score)
+    return shown[::-1]
 
 
 def cover_every_corpus(protected: list[Scored], keep: list[Scored], rest: list[Scored], mentioned: set[UUID],
@@ -121,10 +157,11 @@ class RerankStage:
         self.cross_encoder = cross_encoder
         self.settings = settings
 
-    def _support(self, pool: list[tuple[Candidate, Any, bool]], relevance: np.ndarray,
-                 primary: set[int]) -> tuple[np.ndarray, np.ndarray]:
-        """Entity-hop support of each pooled chunk from the ``entity_hop_sources`` most relevant primary ones, and
-        the part of it that crosses corpora (the bridge strength the reserved slots are ranked by)."""
+    def _support(self, pool: list[tuple[Candidate, Any, bool]], relevance: np.ndarray, primary: set[int],
+                 query: str) -> tuple[np.ndarray, np.ndarray]:
+        """Entity-hop support of each pooled chunk from the ``entity_hop_sources`` most relevant primary ones (from
+        the hops confident enough to lift it, hop_evidence.py), and the part of all its hops that crosses corpora
+        (the bridge strength the reserved slots are ranked by)."""
         if not any(c.hops for c, _, _ in pool):
             return np.zeros(len(pool)), np.zeros(len(pool))
         ranked = sorted(((float(rel), c.chunk_id) for (c, _, _), rel in zip(pool, relevance)
@@ -132,6 +169,10 @@ class RerankStage:
         sources = {chunk_id: rel for rel, chunk_id in ranked[:self.settings.entity_hop_sources]}
         hops = {c.chunk_id: c.hops for c, _, _ in pool if c.hops}
         sources |= linked_weights(hops)
+        if self.settings.hop_evidence == "confident":
+            question_terms = terms(query)
+            hops = {c.chunk_id: c.hops for c, row, _ in pool
+                    if c.hops and confident(c.hops, terms(row["content"]), question_terms)}
         specificity, query_weight = self.settings.entity_hop_specificity, self.settings.entity_hop_query_weight
         bridge = np.array([bridge_support(c.hops, sources, specificity, query_weight) if c.hops else 0.0
                            for c, _, _ in pool])
@@ -139,8 +180,8 @@ class RerankStage:
             mass = ppr_support(hops, sources, self.settings.ppr_damping)
             return np.array([mass.get(c.chunk_id, 0.0) if c.chunk_id not in sources else 0.0
                              for c, _, _ in pool]), bridge
-        return np.array([hop_support(c.hops, sources, specificity, query_weight) if c.hops else 0.0
-                         for c, _, _ in pool]), bridge
+        return np.array([hop_support(hops[c.chunk_id], sources, specificity, query_weight) if c.chunk_id in hops
+                         else 0.0 for c, _, _ in pool]), bridge
 
     async def _relevance(self, state: PlanState, rows: list) -> tuple[np.ndarray, str]:
         if self.cross_encoder.available:
@@ -174,24 +215,25 @@ class RerankStage:
             state.hits = []
             return {"method": "none", "pool": 0, "reserved_for_expanded": 0, "expanded_in_results": 0}
         relevance, method = await self._relevance(state, [row for _, row, _ in pool])
-        support, bridge = self._support(pool, relevance, primary)
+        support, bridge = self._support(pool, relevance, primary, request.query)
         top_rrf = max(c.rrf for c, _, _ in pool)
         weight, hop_weight = self.settings.rerank_relevance_weight, self.settings.entity_hop_weight
         scored = [Scored(c, row, float(rel), float(sup),
                          weight * (float(rel) + hop_weight * float(sup)) + (1 - weight) * c.rrf / top_rrf, expanded,
                          float(bri))
                   for (c, row, expanded), rel, sup, bri in zip(pool, relevance, support, bridge)]
-        selected = select_results(scored, request.limit, effective, self.settings.dense_keep)
-        state.hits = assign_citations([self._hit(state, s) for s in selected])
+        selected = select_results(scored, request.limit, effective, self.settings.dense_keep,
+                                  self.settings.lexical_keep)
+        state.hits = assign_citations([self._hit(state, s, shown) for s, shown in zip(selected, rank_scores(selected))])
         return {"method": method, "pool": len(pool), "with_hop_support": int(np.count_nonzero(support)),
-                "dense_keep": self.settings.dense_keep,
+                "dense_keep": self.settings.dense_keep, "lexical_keep": self.settings.lexical_keep,
                 "reserved_for_expanded": reserved_slots(request.limit, sum(1 for s in scored if s.bridged)),
                 "expanded_in_results": sum(1 for s in selected if s.expanded)}
 
-    def _hit(self, state: PlanState, scored: Scored) -> SearchHit:
+    def _hit(self, state: PlanState, scored: Scored, shown: float) -> SearchHit:
         candidate, row = scored.candidate, scored.row
         corpus = state.request.corpora[candidate.corpus_id]
-        scores = {"relevance": scored.relevance, "rrf": candidate.rrf}
+        scores = {"relevance": scored.relevance, "rrf": candidate.rrf, "blend": scored.score}
         if scored.support:
             scores["entity_hop"] = scored.support
         if candidate.seed_rank is not None:
@@ -201,5 +243,5 @@ class RerankStage:
         return SearchHit(
             chunk_id=row["id"], corpus_id=row["corpus_id"], corpus_name=corpus.name, corpus_label=corpus.label,
             content=row["content"], source_uri=row["source_uri"], metadata=json.loads(row["metadata_json"] or "{}"),
-            score=scored.score, evidence_type="graph_expanded" if scored.expanded else "primary",
+            score=shown, evidence_type="graph_expanded" if scored.expanded else "primary",
             bridge=candidate.path if scored.expanded else None, scores=scores)
