@@ -3,13 +3,14 @@
 The first ``pipeline_chunks`` texts of each corpus go through the normal ingest pipeline (embeddings, graph
 extraction, canonical linking), so the planner's graph stages have a real graph to walk. The rest of each corpus
 is **bulk-loaded**: the same synthetic sentences, written straight into ``knowledge`` through the same insert
-query (whose trigger fills the narrow full-text table of migration 015), with the HNSW and GIN indexes dropped
-during the load and rebuilt after it (as a restore would). Bulk rows get the embedding of one of
-``distinct_vectors`` embedded texts plus a little Gaussian noise, so the vector space has the clustered shape of
-real text instead of uniform noise; they are not in the graph.
+query (whose trigger fills the narrow full-text table of migration 015), with the corpora's HNSW indexes and the
+GIN indexes dropped during the load and rebuilt after it (as a restore would; the HNSW indexes two at a time).
+Bulk rows get the embedding of one of ``distinct_vectors`` embedded texts plus a little Gaussian noise, so the
+vector space has the clustered shape of real text instead of uniform noise; they are not in the graph.
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from typing import Sequence
 
@@ -20,14 +21,14 @@ from bench.synthetic import synthetic_chunks
 from knowledge.app import KnowledgeApp
 from knowledge.corpora import Corpus
 from knowledge.db.queries import chunks as q
+from knowledge.db.queries import corpora as corpus_queries
 from knowledge.ingest.documents import documents_from_texts
 from knowledge.ingest.segmentation import search_text_for
 
 BATCH = 2000
 NOISE = 0.04
-INDEXES = {  # the definitions of migrations 001 / 009 / 015
-    "knowledge_embedding_hnsw": "CREATE INDEX knowledge_embedding_hnsw ON knowledge "
-                                "USING hnsw (embedding vector_cosine_ops)",
+INDEX_BUILDERS = 2  # the machine's cores
+INDEXES = {  # the definitions of migrations 009 / 015
     "knowledge_search_gin": "CREATE INDEX knowledge_search_gin ON knowledge USING gin (search_vector)",
     "knowledge_keyword_search_gin": "CREATE INDEX knowledge_keyword_search_gin ON knowledge_keyword "
                                     "USING gin (search_vector)",
@@ -70,6 +71,8 @@ async def _bulk_rows(kapp: KnowledgeApp, corpora: Sequence[Corpus], texts: Seque
     async with kapp.db.connection() as conn:
         for name in INDEXES:
             await conn.execute(f"DROP INDEX IF EXISTS {name}")
+        for corpus in corpora:
+            await corpus_queries.drop_corpus_vector_index(conn, corpus.id)
         for corpus, corpus_texts in zip(corpora, texts):
             for start in range(0, len(corpus_texts), BATCH):
                 batch = corpus_texts[start:start + BATCH]
@@ -81,6 +84,19 @@ async def _bulk_rows(kapp: KnowledgeApp, corpora: Sequence[Corpus], texts: Seque
         for statement in INDEXES.values():
             await conn.execute(statement)
         await conn.execute("ANALYZE knowledge; ANALYZE knowledge_keyword")
+    await _build_vector_indexes(kapp, corpora)
+
+
+async def _build_vector_indexes(kapp: KnowledgeApp, corpora: Sequence[Corpus]) -> None:
+    pending = list(corpora)
+
+    async def builder() -> None:
+        async with kapp.db.connection() as conn:
+            await conn.execute("SET maintenance_work_mem = '512MB'")
+            while pending:
+                await corpus_queries.create_corpus_vector_index(conn, pending.pop().id)
+
+    await asyncio.gather(*(builder() for _ in range(INDEX_BUILDERS)))
 
 
 def _row(corpus: Corpus, text: str, vector: np.ndarray) -> q.ChunkRow:

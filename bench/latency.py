@@ -14,8 +14,8 @@ from typing import Sequence
 from bench.harness import Timer, console, print_table, scratch_app
 from bench.multihop import DEFAULT_DATA
 from bench.multihop_data import PAIRED_CORPUS, load_dataset
-from bench.search_variants import (STAGE_COLUMNS, VARIANT_COLUMNS, knn_recall, stage_rows, time_variants,
-                                   variant_rows)
+from bench.search_variants import (STAGE_COLUMNS, VARIANT_COLUMNS, knn_recall, recall_text, stage_rows,
+                                   time_variants, variant_rows)
 from bench.synthetic import synthetic_chunks
 from knowledge.app import KnowledgeApp
 from knowledge.ingest.documents import documents_from_texts
@@ -54,7 +54,7 @@ async def run(sizes: Sequence[int], query_count: int, data_dir: Path = DEFAULT_D
         print_table(f"{size} chunks over {CORPUS_COUNT} corpora, {len(queries)} questions (all variants interleaved)",
                     VARIANT_COLUMNS, variant_rows(stats))
         print_table(f"Planner stages, {size} chunks", STAGE_COLUMNS, stage_rows(stages))
-        console.print(f"HNSW kNN recall@10 against exact search: {recall:.3f}")
+        console.print(f"Dense search recall@10 against exact search (RLS login): {recall_text(recall)}")
         legacy = next(s for n, s in stats.items() if n.startswith("legacy"))
         planner = next(s for n, s in stats.items() if n.startswith("planner"))
         rows.append([size, throughput, legacy["p50"], legacy["p95"], legacy["p99"],

@@ -6,7 +6,8 @@ functions for one corpus as the retrieval login under row-level security and as 
 read-only transaction, so the difference is the binding and the policy), ``kb_hybrid_search`` over every corpus,
 legacy search and the planner. Each query runs every variant once, in an order that rotates per query, so a
 noisy neighbour on the shared machine slows all variants alike; the ratio column divides by raw kNN from the
-same run. Also: the planner's per-stage P50 / P95 and the HNSW top-10 recall against an exact scan.
+same run. Also: the planner's per-stage P50 / P95 and the dense search's top-10 recall (retrieval login, one corpus
+and all of them) against an exact scan.
 """
 from __future__ import annotations
 
@@ -49,6 +50,9 @@ def variants(kapp: KnowledgeApp, corpus_ids: Sequence[UUID]) -> dict[str, Varian
         "raw FTS AND ranked, 1 corpus": lambda text, emb, c: as_owner(
             FTS_SQL.format(tsq="plainto_tsquery('english', $1)"), text, c),
         "raw FTS OR ranked, 1 corpus": lambda text, emb, c: as_owner(FTS_SQL.format(tsq="ne_or_tsquery($1)"), text, c),
+        "dense_search, 1 corpus, RLS login": lambda text, emb, c: rls_function(q.dense_search, emb, [c], LIMIT),
+        f"dense_search, {len(ids)} corpora, RLS login": lambda text, emb, c: rls_function(
+            q.dense_search, emb, ids, LIMIT),
         "kb_hybrid_search, 1 corpus, RLS login": lambda text, emb, c: rls_function(
             q.hybrid_search, emb, text, [c], LIMIT),
         "kb_hybrid_search, 1 corpus, owner": lambda text, emb, c: owner_function(
@@ -83,18 +87,30 @@ async def time_variants(kapp: KnowledgeApp, corpus_ids: Sequence[UUID],
             {name: latency_summary(values) for name, values in stages.items()})
 
 
-async def knn_recall(kapp: KnowledgeApp, corpus_ids: Sequence[UUID], queries: Sequence[str]) -> float:
-    """Mean share of the exact top 10 (a sequential scan) that the HNSW index returns with the pool's settings."""
-    found = 0
-    async with kapp.db.connection() as conn:
-        for i, text in enumerate(queries):
-            embedding, corpus = kapp.query_cache.embed_query(text), corpus_ids[i % len(corpus_ids)]
-            approximate = {r["id"] for r in await conn.fetch(KNN_SQL, embedding, corpus, LIMIT)}
-            async with conn.transaction(readonly=True):
-                await conn.execute("SET LOCAL enable_indexscan = off; SET LOCAL enable_bitmapscan = off")
-                exact = {r["id"] for r in await conn.fetch(KNN_SQL, embedding, corpus, LIMIT)}
-            found += len(approximate & exact)
-    return found / (LIMIT * len(queries))
+EXACT_SQL = "SELECT id FROM knowledge WHERE corpus_id = ANY($2::uuid[]) ORDER BY embedding <=> $1 LIMIT $3"
+
+
+async def knn_recall(kapp: KnowledgeApp, corpus_ids: Sequence[UUID], queries: Sequence[str]) -> dict[str, float]:
+    """Mean share of the exact top 10 (a sequential scan, as the owner) that the dense search returns as the
+    retrieval login under row-level security: for one corpus (rotating) and for all the corpora together."""
+    found = {"one": 0, "all": 0}
+    for i, text in enumerate(queries):
+        embedding, corpus = kapp.query_cache.embed_query(text), corpus_ids[i % len(corpus_ids)]
+        async with kapp.db.scoped(corpus_ids) as conn:
+            approximate = {"one": {r["id"] for r in await q.dense_search(conn, embedding, [corpus], LIMIT)},
+                           "all": {r["id"] for r in await q.dense_search(conn, embedding, corpus_ids, LIMIT)}}
+        async with kapp.db.connection() as conn, conn.transaction(readonly=True):
+            await conn.execute("SET LOCAL enable_indexscan = off; SET LOCAL enable_bitmapscan = off")
+            exact = {"one": {r["id"] for r in await conn.fetch(EXACT_SQL, embedding, [corpus], LIMIT)},
+                     "all": {r["id"] for r in await conn.fetch(EXACT_SQL, embedding, list(corpus_ids), LIMIT)}}
+        for scope in found:
+            found[scope] += len(approximate[scope] & exact[scope])
+    return {"1 corpus": found["one"] / (LIMIT * len(queries)),
+            f"{len(corpus_ids)} corpora": found["all"] / (LIMIT * len(queries))}
+
+
+def recall_text(recall: dict[str, float]) -> str:
+    return "; ".join(f"{scope} {value:.3f}" for scope, value in recall.items())
 
 
 def variant_rows(stats: dict[str, dict[str, float]]) -> list[list[object]]:

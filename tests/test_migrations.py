@@ -17,9 +17,10 @@ async def test_migrations_apply_once_and_twice_is_a_no_op(new_database):
         assert {"corpus", "knowledge", "kg_entity", "kg_relation", "kg_entity_mention", "schema_migration"} <= tables
         functions = {r["proname"] for r in await conn.fetch("SELECT proname FROM pg_proc")}
         assert {"kb_hybrid_search", "kb_rrf_search"} <= functions
+        await conn.execute("INSERT INTO corpus (app_name, name, label) VALUES ('a', 'c', 'C')")  # its own HNSW index
         indexes = {r["indexdef"]
                    for r in await conn.fetch("SELECT indexdef FROM pg_indexes WHERE tablename='knowledge'")}
-        assert any("hnsw" in i and "vector_cosine_ops" in i for i in indexes)
+        assert any("hnsw" in i and "vector_cosine_ops" in i and "corpus_id =" in i for i in indexes)
         assert any("gin" in i and "search_vector" in i for i in indexes)
     finally:
         await conn.close()

@@ -60,6 +60,8 @@ async def forbidden_rows(conn: asyncpg.Connection, forbidden, embedding) -> int:
     for function in ("kb_hybrid_search", "kb_rrf_search"):
         total += await conn.fetchval(f"SELECT count(*) FROM {function}($1, 'Nightingale Tidepool', $2::uuid[], 10)",
                                      embedding, [forbidden])
+    # each corpus's nearest chunks: the caller's own rights, so the policy applies
+    total += await conn.fetchval("SELECT count(*) FROM ne_corpus_nearest($1, $2, 10)", embedding, forbidden)
     return total
 
 
@@ -98,6 +100,7 @@ async def attack(conn: asyncpg.Connection, owner_name: str, key: str, forbidden,
     # the owner's helpers take corpus ids as given, so only the owner's search functions may call them
     assert await refused(conn, "SELECT * FROM ne_keyword_hits('Nightingale', $1::uuid[], 10)", [forbidden])
     assert await refused(conn, "SELECT * FROM ne_semantic_hits($1, $2::uuid[], 10)", embedding, [forbidden])
+    assert await refused(conn, "SELECT ne_drop_corpus_vector_index($1)", forbidden)
     assert await refused(conn, "ALTER TABLE knowledge DISABLE ROW LEVEL SECURITY")
     assert await refused(conn, "DROP POLICY knowledge_reader_scope ON knowledge")
     assert await refused(conn, "CREATE OR REPLACE FUNCTION ne_accessible_corpus_ids() RETURNS uuid[] "

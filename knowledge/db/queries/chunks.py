@@ -81,14 +81,15 @@ async def rrf_search(conn: asyncpg.Connection, embedding: np.ndarray, query_text
 
 async def dense_search(conn: asyncpg.Connection, embedding: np.ndarray, corpus_ids: Sequence[UUID],
                        limit: int) -> list[asyncpg.Record]:
-    """The ``limit`` nearest chunks of all the corpora together, nearest first. Each distance is computed once, in
-    the inner query (as an output column *and* the sort key, PostgreSQL reads the vector and computes it twice for
-    every row it scans, a third of the query's time here); the score is derived from it for the rows kept."""
+    """The ``limit`` nearest chunks of all the corpora together, nearest first: each corpus's own nearest on its
+    own index (ne_corpus_nearest, migration 024), merged. The distance comes from the index scan; the score is
+    derived from it for the rows kept."""
     return await conn.fetch(
-        """SELECT id, corpus_id, content, source_uri, metadata, (1 - distance)::float8 AS score
-           FROM (SELECT id, corpus_id, content, source_uri, metadata, embedding <=> $1 AS distance
-                 FROM knowledge WHERE corpus_id = ANY($2::uuid[]) ORDER BY distance LIMIT $3) k
-           ORDER BY distance""",
+        """SELECT k.id, k.corpus_id, k.content, k.source_uri, k.metadata, (1 - h.dist)::float8 AS score
+           FROM (SELECT h.id, h.dist FROM unnest($2::uuid[]) AS c(id), ne_corpus_nearest($1, c.id, $3) AS h
+                 ORDER BY h.dist, h.id LIMIT $3) h
+           JOIN knowledge k ON k.id = h.id
+           ORDER BY h.dist, k.id""",
         embedding, list(corpus_ids), limit,
     )
 
@@ -97,17 +98,14 @@ async def dense_search_each(conn: asyncpg.Connection, embedding: np.ndarray, cor
                             limit: int) -> list[asyncpg.Record]:
     """The ``limit`` nearest chunks of every corpus, in one round trip. Rows: id, corpus_id, content, source_uri,
     metadata_json (the metadata as JSON text: the planner decodes only the results it shows), score (cosine
-    similarity, as select_scored_chunks computes it), nearest first within each corpus. Each distance is computed
-    once, as in dense_search; the metadata is cast to text outside the inner query, for the rows kept only (inside,
-    a scan that is not an index scan casts every row it sorts: a seventh of the query on HotpotQA's three corpora)."""
+    similarity, as select_scored_chunks computes it), nearest first within each corpus. Each corpus is searched on
+    its own index (ne_corpus_nearest, migration 024), which also gives the distance."""
     return await conn.fetch(
         """SELECT k.id, c.corpus_id, k.content, k.source_uri, k.metadata::text AS metadata_json,
-                  (1 - k.distance)::float8 AS score
+                  (1 - h.dist)::float8 AS score
            FROM unnest($2::uuid[]) WITH ORDINALITY AS c(corpus_id, n)
-           CROSS JOIN LATERAL (
-               SELECT id, content, source_uri, metadata, embedding <=> $1 AS distance
-               FROM knowledge WHERE corpus_id = c.corpus_id ORDER BY distance LIMIT $3
-           ) k
+           CROSS JOIN LATERAL ne_corpus_nearest($1, c.corpus_id, $3) AS h
+           JOIN knowledge k ON k.id = h.id
            ORDER BY c.n, score DESC, k.id""",
         embedding, list(corpus_ids), limit,
     )

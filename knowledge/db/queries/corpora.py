@@ -42,3 +42,13 @@ async def delete_corpus(conn: asyncpg.Connection, corpus_id: UUID) -> int:
     chunks = await conn.fetchval("SELECT count(*) FROM knowledge WHERE corpus_id = $1", corpus_id)
     await conn.execute("DELETE FROM corpus WHERE id = $1", corpus_id)
     return chunks
+
+
+async def drop_corpus_vector_index(conn: asyncpg.Connection, corpus_id: UUID) -> None:
+    """Drop the corpus's HNSW index (migration 024): a bulk load builds it once afterwards instead of row by row."""
+    await conn.execute("SELECT ne_drop_corpus_vector_index($1)", corpus_id)
+
+
+async def create_corpus_vector_index(conn: asyncpg.Connection, corpus_id: UUID) -> None:
+    """(Re)build the corpus's HNSW index; a corpus gets it when it is created, this is for after a bulk load."""
+    await conn.execute("SELECT ne_create_corpus_vector_index($1)", corpus_id)
