@@ -22,6 +22,8 @@ from server.admission import RunAdmission, RunGate
 from server.forwarded_props import forwarded_state
 from server.guard import GuardedADKAgent, run_id_problem
 from server.identity import BearerAuth, ServeIdentity
+from server.paths import HEALTH_PATH
+from server.search_api import search_router
 from server.web_api import web_router
 from session.runtime import close_loop_app, open_warm_app, register_loop_app
 
@@ -92,8 +94,9 @@ def create_app(settings: Settings | None = None, *, dsn: str | None = None, user
         app.add_middleware(BearerAuth)
     add_adk_fastapi_endpoint(app, agent, path=AGENT_PATH, extract_state_from_request=_request_state(identity))
     app.include_router(web_router(identity.of, root_agent))
+    app.include_router(search_router(identity.of))
 
-    @app.get("/health")
+    @app.get(HEALTH_PATH)
     async def health(request: Request) -> JSONResponse:
         # open to anyone in token mode (probes carry no token): there it says only ok or degraded
         kapp: KnowledgeApp = request.app.state.kapp
