@@ -13,7 +13,7 @@ from typer.core import TyperGroup
 
 from cli.search import search
 
-if TYPE_CHECKING:  # the click typer carries inside it: its groups' types (typer exports no public name for them)
+if TYPE_CHECKING:  # typer vendors click and exports no public name for its Context and Command
     from typer._click.core import Command, Context
 
 
