@@ -5,6 +5,7 @@ in-process search, cli/search_in_process.py, is imported only when serve cannot 
 well under the seconds the in-process search spends loading them (docs/benchmarks/latency.md)."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import List, Optional
 
 import typer
@@ -13,8 +14,22 @@ from cli.console import err_console, fail
 from cli.discovery import ServeNotFound, database_fingerprint
 from cli.search_output import print_report
 from cli.serve_client import ServeRejectedInput, search_via_serve
-from config import get_settings
+from config.locations import plain_locations
 from knowledge.pg_text import clean_value
+
+
+def _locations() -> tuple[Path, str | None]:
+    """The data dir and the database URL: from the environment when it alone decides them, else the settings."""
+    plain = plain_locations()
+    if plain is not None:
+        return plain
+    from config import get_settings  # pydantic: hundreds of milliseconds
+
+    try:
+        settings = get_settings()
+    except ValueError as exc:  # a setting that does not parse
+        fail(str(exc))
+    return settings.data_dir, settings.database_url
 
 
 def search(query: str, corpus: List[str] = typer.Option([], "--corpus", "-c", help="Corpus names (repeat)"),
@@ -37,13 +52,10 @@ def search(query: str, corpus: List[str] = typer.Option([], "--corpus", "-c", he
     if explain:
         reason = "--explain shows the in-process search's own routing and trace"
     else:
-        try:
-            settings = get_settings()
-        except ValueError as exc:  # a setting in the environment that does not parse
-            fail(str(exc))
+        data_dir, database_url = _locations()
         request = {"query": query, "corpora": corpus, "limit": limit, "person": as_, "strict_scope": strict_scope}
         try:  # text cleaned as run_async cleans the in-process search's arguments
-            answer = search_via_serve(settings.data_dir, database_fingerprint(settings.database_url),
+            answer = search_via_serve(data_dir, database_fingerprint(database_url),
                                       {key: clean_value(value) for key, value in request.items()})
         except ServeRejectedInput as exc:
             err_console.print(f"via serve at {exc.url}", highlight=False, soft_wrap=True)

@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 
 from cli.discovery import (DISCOVERY_FILE, ServeAddress, ServeNotFound, announced, database_fingerprint, local_url,
                            read_address)
-from config.settings import reset_settings_cache
+from config.locations import plain_locations
+from config.settings import Settings, reset_settings_cache
 from knowledge.app import KnowledgeApp
 from knowledge.context.search_report import SearchReport
 from server.app import create_app
@@ -31,7 +32,8 @@ pytestmark = pytest.mark.slow
 HOST = "127.0.0.1"
 START_TIMEOUT_SECONDS = 240
 # what a search must not import before it knows serve answers (they cost seconds: docs/benchmarks/latency.md)
-HEAVY_MODULES = ("torch", "sentence_transformers", "numba", "google.adk", "asyncpg", "fastapi", "knowledge.app")
+HEAVY_MODULES = ("torch", "sentence_transformers", "numba", "google.adk", "asyncpg", "fastapi", "pydantic_settings",
+                 "config.settings", "knowledge.app")
 BRIDGE_QUESTION = ("Which researcher created the system that Project Helios depends on for its nearest-neighbour "
                    "lookups?")
 SEARCHES = [
@@ -223,3 +225,20 @@ def test_a_search_through_serve_imports_nothing_heavy(ctx_app, operator_serve):
                           timeout=120)
     assert done.stderr.startswith("via serve at"), done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
+def test_the_plain_locations_are_the_settings_or_none(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    for env in ({}, {"NE_DATA_DIR": str(tmp_path / "d")}, {"NE_DATA_DIR": "rel", "NE_DATABASE_URL": "postgresql://h/x"},
+                {"NE_DATABASE_URL": ""}):
+        for key in ("NE_DATA_DIR", "NE_DATABASE_URL"):
+            monkeypatch.delenv(key, raising=False)
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        settings = Settings()
+        assert plain_locations() == (settings.data_dir, settings.database_url or None), env
+    monkeypatch.setenv("ne_data_dir", str(tmp_path / "lower"))
+    assert plain_locations() is None  # Settings ignores the case of a name
+    monkeypatch.delenv("ne_data_dir")
+    (tmp_path / ".env").write_text("NE_DATA_DIR=/elsewhere\n", encoding="utf-8")
+    assert plain_locations() is None
