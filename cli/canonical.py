@@ -6,7 +6,8 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from cli.common import console, open_app, run_async
+from cli.common import open_app, run_async
+from cli.console import console
 from knowledge.canonical.linker import LinkReport
 from knowledge.canonical.review import Outcome
 

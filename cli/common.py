@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from typing import Any, Awaitable, Callable, Iterator, NoReturn
 
 import typer
-from rich.console import Console
 
+from cli.console import fail
 from config import get_settings
 from knowledge.app import KnowledgeApp
 from knowledge.corpora import UnknownCorpusError
@@ -22,16 +22,8 @@ from knowledge.ingest.pipeline import IngestStageError
 from knowledge.ingest.progress import ProgressMode
 from knowledge.pg_text import clean_value
 
-console = Console()
-err_console = Console(stderr=True)
-
 USER_ERRORS = (DatabaseUnavailableError, UnknownCorpusError, EmbeddingError, DocumentLoadError,
                IngestStageError, FileNotFoundError, PermissionError, ValueError)
-
-
-def fail(message: str) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code=1)
 
 
 def fail_unreachable(exc: BaseException) -> NoReturn:

@@ -9,7 +9,8 @@ from typing import Any, Awaitable, Callable, List, Optional, Sequence
 import typer
 from rich.table import Table
 
-from cli.common import console, fail, open_app, run_async
+from cli.common import open_app, run_async
+from cli.console import console, fail
 from demo.build import build_context_demo
 from knowledge.context.cards import Card
 from knowledge.context.connectors import CONNECTOR_NAMES
@@ -17,7 +18,7 @@ from knowledge.context.evals import (ContextRow, ScopeEvalError, ScopeRow, load_
                                      run_scope_eval, summarize_context)
 from knowledge.context.lint import lint_topology
 from knowledge.context.permissions import UnknownPersonError, person_view
-from knowledge.context.router import ContextSearchResult, KnowledgeGap, RoutingDecision
+from knowledge.context.router import ContextSearchResult, RoutingDecision
 from knowledge.context.topology import load_topology
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -152,12 +153,6 @@ async def card_decide(card_id: int, decision: str = typer.Argument(..., help="pr
 
 
 # ---------------------------------------------------------------------------- search output
-def print_gap(gap: KnowledgeGap | None) -> None:
-    if gap is not None:
-        where = f" (owner of {gap.library_name})" if gap.library_name else ""
-        console.print(f"[yellow]knowledge gap[/] [{gap.reason}]: {gap.message} -> ask [bold]{gap.owner_name}[/]{where}")
-
-
 WIDE_ROUTING_COLUMNS = 150  # below this width the router table shows the main scores and lists the reasons
 
 

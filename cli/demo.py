@@ -1,8 +1,9 @@
 """``negentropy demo``: build the bundled demo corpora and run the sample queries."""
 from __future__ import annotations
 
-from cli.common import console
-from cli.printing import print_hits, print_ingest_report, print_response
+from cli.console import console
+from cli.printing import print_ingest_report, print_response
+from cli.search_output import print_hits
 from demo.build import build_demo_corpora, load_demo_queries
 from knowledge.app import KnowledgeApp
 

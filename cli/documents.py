@@ -14,7 +14,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from cli.common import console, fail, open_app, run_async
+from cli.common import open_app, run_async
+from cli.console import console, fail
 from cli.context import person_errors
 from knowledge.app import KnowledgeApp
 from knowledge.context.permissions import ResolvedView

@@ -6,7 +6,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from cli.common import console, fail, open_app, run_async
+from cli.common import open_app, run_async
+from cli.console import console, fail
 from knowledge.db.queries import graph as gq
 from knowledge.graph.lookup import describe_entities
 

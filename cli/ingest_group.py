@@ -12,7 +12,8 @@ import click
 import typer
 from typer.core import TyperGroup
 
-from cli.common import console, open_app, run_async
+from cli.common import open_app, run_async
+from cli.console import console
 from tools.ingest_buffer import replay_ingest_buffer
 
 DEFAULT_COMMAND = "path"

@@ -11,7 +11,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from cli.common import console, fail, open_app, run_async
+from cli.common import open_app, run_async
+from cli.console import console, fail
 from knowledge.app import KnowledgeApp
 from knowledge.gateway.errors import GatewayError
 from knowledge.gateway.tokens import parse_duration

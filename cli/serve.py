@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 
 import uvicorn
 
-from cli.common import configure_logging, err_console, exit_on_termination, user_errors
+from cli.common import configure_logging, exit_on_termination, user_errors
+from cli.console import err_console
+from cli.discovery import ServeAddress, announced, database_fingerprint, local_url
 from config import get_settings
 from knowledge.db.pool import check_reachable
 from knowledge.db.server import resolve_database_url
@@ -24,9 +27,14 @@ def serve(host: str, port: int, identity: ServeIdentity) -> None:
     if identity.needs_tokens:
         logger.info("bound to %s beyond loopback: every request needs 'Authorization: Bearer <token>' "
                     "(negentropy token issue PERSON)", host)
+    settings = get_settings()
     with user_errors():
-        dsn = resolve_database_url(get_settings())
+        dsn = resolve_database_url(settings)
         # before uvicorn, whose failed start-up would print the lifespan's traceback
         asyncio.run(check_reachable(dsn))
         app = create_app(dsn=dsn, user_id=identity.user_id)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    # `negentropy search` finds this server by the file (cli/search.py) and checks /health before it trusts it
+    address = ServeAddress(os.getpid(), local_url(host, port), identity.user_id,
+                           database_fingerprint(settings.database_url))
+    with announced(settings.data_dir, address):
+        uvicorn.run(app, host=host, port=port, log_level="info")

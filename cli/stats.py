@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import typer
 from rich.table import Table
 
-from cli.common import console, open_app, run_async
+from cli.common import open_app, run_async
+from cli.console import console
 from knowledge.canonical.layer import CanonicalStats
 from knowledge.db.queries.canonical import LINK_METHODS
 from knowledge.db.queries.ingest_status import CorpusIngestStatus, select_ingest_status

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from cli.common import console, err_console, fail
+from cli.console import console, err_console, fail
 from server.identity import DEV_OPERATOR_USER, ServeIdentity, is_loopback
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"

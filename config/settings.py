@@ -7,9 +7,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-import platformdirs
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from config.locations import ENV_FILE, default_data_dir
 
 
 ADK_DEV_USERS = ("user", "test_user")  # the session user ids `adk web` and `adk run` give every session
@@ -164,7 +165,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="NE_",
         env_nested_delimiter="__",
-        env_file=".env",
+        env_file=ENV_FILE,
         extra="ignore",
     )
 
@@ -177,7 +178,7 @@ class Settings(BaseSettings):
     # password of the negentropy_app login that retrieval uses (set on the role at migrate time); unset: none,
     # enough for the embedded server's loopback trust
     database_reader_password: str | None = None
-    data_dir: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("negentropy")))
+    data_dir: Path = Field(default_factory=default_data_dir)
     # shared_buffers of the embedded server (in force from its next start; a server of NE_DATABASE_URL is
     # configured by its operator): enough for the HNSW index and heap of 5 x 20k chunks to stay in memory
     embedded_shared_buffers: str | None = "1GB"

@@ -22,6 +22,8 @@ from server.admission import RunAdmission, RunGate
 from server.forwarded_props import forwarded_state
 from server.guard import GuardedADKAgent, run_id_problem
 from server.identity import BearerAuth, ServeIdentity
+from server.paths import HEALTH_PATH
+from server.search_api import search_router
 from server.source_view import source_router
 from server.threads import note_run, thread_router
 from server.web_api import web_router
@@ -100,8 +102,9 @@ def create_app(settings: Settings | None = None, *, dsn: str | None = None, user
     app.include_router(web_router(identity.of, root_agent))
     app.include_router(source_router(identity.of))
     app.include_router(thread_router(identity.of, session_service))
+    app.include_router(search_router(identity.of))
 
-    @app.get("/health")
+    @app.get(HEALTH_PATH)
     async def health(request: Request) -> JSONResponse:
         # open to anyone in token mode (probes carry no token): there it says only ok or degraded
         kapp: KnowledgeApp = request.app.state.kapp

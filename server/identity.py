@@ -20,8 +20,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from knowledge.app import KnowledgeApp
 from knowledge.context.topology import LOCAL_OPERATOR_USER, Topology, TopologyError, load_topology
 from knowledge.gateway.errors import UnknownTokenError
+from server.paths import HEALTH_PATH
 
-OPEN_PATHS = frozenset({"/health"})
+OPEN_PATHS = frozenset({HEALTH_PATH})
 _STATE_USER = "negentropy_user"  # request.state attribute BearerAuth sets
 DEV_OPERATOR_USER = LOCAL_OPERATOR_USER
 DEV_OPERATOR_WARNING = ("--dev-operator: the server acts as the local operator, who reads every corpus, and nobody "

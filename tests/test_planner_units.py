@@ -9,7 +9,7 @@ import pytest
 from knowledge.retrieval.planner.context import Candidate, SeedEntity
 from knowledge.retrieval.planner.cross_encoder import OfflineCrossEncoder, installed_cross_encoder
 from knowledge.retrieval.planner.entity_graph import EntityGraph, GraphNode, Neighbour, build_entity_graph
-from knowledge.retrieval.planner.explain import bridge_lines, explain_lines
+from knowledge.retrieval.planner.explain import explain_lines
 from knowledge.retrieval.planner.fusion import reciprocal_rank_fusion
 from knowledge.retrieval.planner.graph_rows import RelationFact
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
@@ -18,7 +18,7 @@ from knowledge.retrieval.planner.personalization import QueryNames, add_fact_wei
 from knowledge.retrieval.planner.ppr import personalized_pagerank, personalized_pagerank_many
 from knowledge.retrieval.planner.rerank import Scored, reserved_slots, select_results
 from knowledge.retrieval.planner.walk import walk_from_seeds
-from knowledge.retrieval.results import BridgePath, RetrievalResponse, SearchHit, StageTrace
+from knowledge.retrieval.results import BridgePath, RetrievalResponse, SearchHit, StageTrace, bridge_lines
 
 A, B = uuid4(), uuid4()
 
@@ -324,4 +324,4 @@ def test_explain_and_bridge_lines():
     lines = explain_lines(response)
     assert lines[0] == "mode: planner; query kind: multi_hop; graph expansion: yes"
     assert "seeds (12.3 ms)" in lines and "    per_corpus: Project Docs: 20" in lines
-    assert bridge_lines(response) == ["[2] Project Docs -> Research Papers via Aurora Vector Engine (1 hop)"]
+    assert bridge_lines(response.hits) == ["[2] Project Docs -> Research Papers via Aurora Vector Engine (1 hop)"]

@@ -33,8 +33,10 @@ import numpy as np
 from config.settings import RouterSettings
 from knowledge import offload
 from knowledge.context.connectors import SearchConnector
+from knowledge.context.gap import KnowledgeGap
 from knowledge.context.guard import GuardedResult, PermissionGuard
 from knowledge.context.permissions import AccessResolver, ResolvedView
+from knowledge.context.search_report import SearchReport
 from knowledge.context.topology import ContextLibrary, RoutingRule, ScopeKind, Topology, Visibility
 from knowledge.corpora import CorpusRegistry, resolve_names
 from knowledge.db.database import Database
@@ -139,20 +141,6 @@ class LibraryScore:
     reason: str = ""  # why it was selected (or left out)
 
 
-@dataclass(frozen=True)
-class KnowledgeGap:
-    reason: str         # "thin_evidence" | "no_access" | "no_library"
-    message: str
-    owner_id: str
-    owner_name: str
-    library_id: str | None = None
-    library_name: str | None = None
-
-    def to_dict(self) -> dict[str, str | None]:
-        return {"reason": self.reason, "message": self.message, "owner_id": self.owner_id,
-                "owner_name": self.owner_name, "library_id": self.library_id, "library_name": self.library_name}
-
-
 @dataclass
 class RoutingDecision:
     who: str
@@ -190,6 +178,10 @@ class ContextSearchResult:
             return self.guarded.response
         return RetrievalResponse(hits=self.hits, mode=self.guarded.connector,
                                  rejected_corpus_ids=list(self.guarded.rejected_corpus_ids))
+
+    def report(self) -> SearchReport:
+        """What `negentropy search` shows of this result (in-process, or sent by `negentropy serve`)."""
+        return SearchReport(self.view.who, self.hits, self.response.fallback_reason, self.gap)
 
     def routing_notes(self) -> dict[str, object]:
         """What a tool result says about routing: the libraries searched and any knowledge gap."""

@@ -24,6 +24,12 @@ class BridgePath:
                 "target_corpus_id": str(self.target_corpus_id), "target_corpus_label": self.target_corpus_label,
                 "via_entity": self.via_entity, "hops": self.hops}
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "BridgePath":
+        """The inverse of ``to_dict`` (a ``description`` key beside the fields is ignored)."""
+        return cls(UUID(data["source_corpus_id"]), data["source_corpus_label"], UUID(data["target_corpus_id"]),
+                   data["target_corpus_label"], data["via_entity"], data["hops"])
+
 
 def describe_bridge(bridge: dict[str, Any]) -> str:
     """A bridge dict (``BridgePath.to_dict``) as one line of text for people."""
@@ -52,6 +58,22 @@ class SearchHit:
         if self.bridge is not None:
             data["bridge"] = {**self.bridge.to_dict(), "description": self.bridge.describe()}
         return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "SearchHit":
+        """The inverse of ``to_dict``: `negentropy search` rebuilds the hits `negentropy serve` sent."""
+        bridge = BridgePath.from_dict(data["bridge"]) if data["bridge"] is not None else None
+        return cls(**{**data, "corpus_id": UUID(data["corpus_id"]), "bridge": bridge})
+
+
+def bridge_lines(hits: list[SearchHit]) -> list[str]:
+    """The "cross-corpus links" section: one line per graph-expanded result with the path that found it."""
+    lines = []
+    for hit in hits:
+        if hit.evidence_type == "graph_expanded" and hit.bridge is not None:
+            hops = f"{hit.bridge.hops} hop{'s' if hit.bridge.hops != 1 else ''}"
+            lines.append(f"[{hit.citation_id}] {hit.bridge.describe()} ({hops})")
+    return lines
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Plain-text renderings of a retrieval response: the stage trace (``--explain``) and the cross-corpus links."""
+"""Plain-text rendering of a retrieval response's stage trace (``--explain``)."""
 from __future__ import annotations
 
 from typing import Any
@@ -29,12 +29,3 @@ def explain_lines(response: RetrievalResponse) -> list[str]:
         lines.extend(f"    {key}: {_value(value)}" for key, value in trace.detail.items())
     return lines
 
-
-def bridge_lines(response: RetrievalResponse) -> list[str]:
-    """The "cross-corpus links" section: one line per graph-expanded result with the path that found it."""
-    lines = []
-    for hit in response.hits:
-        if hit.evidence_type == "graph_expanded" and hit.bridge is not None:
-            hops = f"{hit.bridge.hops} hop{'s' if hit.bridge.hops != 1 else ''}"
-            lines.append(f"[{hit.citation_id}] {hit.bridge.describe()} ({hops})")
-    return lines
