@@ -38,11 +38,14 @@ class Corpus:
     label: str
     description: str = ""
     chunk_count: int = 0
+    # the model its vectors are of when it was read (a search reads it afresh: knowledge/embedding_spaces.py)
+    embedding_model: str = ""
 
     @classmethod
     def from_record(cls, row: asyncpg.Record) -> "Corpus":
         return cls(id=row["id"], app_name=row["app_name"], name=row["name"], label=row["label"],
-                   description=row["description"], chunk_count=row.get("chunk_count", 0) or 0)
+                   description=row["description"], chunk_count=row.get("chunk_count", 0) or 0,
+                   embedding_model=row.get("embedding_model") or "")
 
 
 def validate_corpus_name(name: str) -> str:
@@ -86,7 +89,8 @@ class CorpusRegistry:
         """Create a corpus, or return the existing one of that name."""
         name = validate_corpus_name(name)
         async with self.db.connection() as conn:
-            row = await q.insert_corpus(conn, self.app_name, name, label or default_label(name), description)
+            row = await q.insert_corpus(conn, self.app_name, name, label or default_label(name), description,
+                                        self.db.settings.embedding_model)
             if row is None:
                 row = await q.select_corpus_by_name(conn, self.app_name, name)
         return Corpus.from_record(row)

@@ -66,9 +66,11 @@ class SentenceTransformerEmbedder:
     tokenizer sets its truncation state on every call and refuses concurrent use ("Already borrowed"), and
     query embeddings (the interactive pool) run while an ingest embeds (the bulk pool)."""
 
-    def __init__(self, model_name: str, dimension: int, batch_size: int = 64) -> None:
+    def __init__(self, model_name: str, dimension: int | None, batch_size: int = 64) -> None:
+        """``dimension`` None: whatever the model gives (known once it is loaded)."""
         self.model_name = model_name
-        self.dimension = dimension
+        self.dimension = dimension or 0
+        self._expected = dimension
         self.batch_size = batch_size
         self._model = None
         self._lock = threading.Lock()
@@ -90,7 +92,9 @@ class SentenceTransformerEmbedder:
                     raise EmbeddingError(f"could not load embedding model {self.model_name!r}: {exc}") from exc
                 dimension_of = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
                 actual = dimension_of()
-                if actual != self.dimension:
+                if self._expected is None:
+                    self.dimension = actual
+                elif actual != self._expected:
                     raise EmbeddingError(
                         f"embedding model gives {actual}-d vectors but NE_EMBEDDING_DIMENSION is {self.dimension}"
                     )
@@ -206,6 +210,21 @@ class QueryEmbeddingCache:
             self._entries.clear()
 
 
+def load_embedder(model_name: str, dimension: int, batch_size: int) -> Embedder:
+    """The embedder of a model name (bundled, a local folder, or a random projection of either); its vectors must
+    have ``dimension`` entries, the width of the database's vector columns (NE_EMBEDDING_DIMENSION)."""
+    from knowledge.embedding_projection import ProjectedEmbedder, projection_of
+
+    projection = projection_of(model_name)
+    if projection is None:
+        return SentenceTransformerEmbedder(model_name, dimension, batch_size)
+    base_name, projected = projection
+    if projected != dimension:
+        raise EmbeddingError(f"embedding model {model_name!r} gives {projected}-d vectors but the database stores "
+                             f"{dimension}-d ones (NE_EMBEDDING_DIMENSION)")
+    return ProjectedEmbedder(SentenceTransformerEmbedder(base_name, None, batch_size), projected)
+
+
 _embedder: Embedder | None = None
 
 
@@ -213,7 +232,6 @@ def get_embedder() -> Embedder:
     global _embedder
     if _embedder is None:
         settings = get_settings()
-        _embedder = SentenceTransformerEmbedder(
-            settings.embedding_model, settings.embedding_dimension, settings.embedding_batch_size
-        )
+        _embedder = load_embedder(settings.embedding_model, settings.embedding_dimension,
+                                  settings.embedding_batch_size)
     return _embedder
