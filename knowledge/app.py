@@ -147,7 +147,7 @@ class KnowledgeApp:
     async def search_graph_global(self, query: str, corpus_ids: Iterable[object] | None,
                                   accessible_corpus_ids: Iterable[object], limit: int = 5) -> GlobalSearchResult:
         """Community summaries of requested ∩ accessible corpora ranked against the query (global questions)."""
-        return await search_knowledge_graph_global(self.db, self.query_cache, clean_text(query).text, corpus_ids,
+        return await search_knowledge_graph_global(self.db, self.retrieval.spaces, clean_text(query).text, corpus_ids,
                                                    accessible_corpus_ids, limit)
 
     def search_connector(self, name: str) -> SearchConnector:
