@@ -71,8 +71,8 @@ class KnowledgeApp:
         # permission views, Context Router and knowledge cards over the workspace topology (docs/design.md 8)
         self.access = AccessResolver(self.corpora, partial(load_topology, self.settings.topology_path),
                                      self.settings.operator_users)
-        self.router = ContextRouter(db=self.db, corpora=self.corpora, query_cache=self.query_cache,
-                                    embedder=self.embedder, settings=self.settings.router, access=self.access,
+        self.router = ContextRouter(db=self.db, corpora=self.corpora, spaces=self.retrieval.spaces,
+                                    settings=self.settings.router, access=self.access,
                                     connector=PostgresConnector(self.retrieval))
         self.cards = KnowledgeCards(self.db, self.corpora, self.pipeline, self.documents, self.query_cache,
                                     self.access)

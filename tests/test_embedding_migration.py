@@ -202,3 +202,16 @@ async def test_switch_back_drop_old_and_ingest_on_the_wrong_model(corpora, proje
     async with kapp.db.connection() as conn:
         progress = await q.select_staging_progress(conn, alpha.id)
     assert dropped and (progress.chunks_staged, progress.entities_staged, progress.communities_staged) == (0, 0, 0)
+
+
+async def test_the_context_router_scores_evidence_in_each_corpus_space(kapp, projected):
+    from demo.build import build_demo_corpora
+
+    corpora = await build_demo_corpora(kapp)
+    papers = corpora["papers"]
+    await _migration(kapp, projected, PROJECTED).run(papers)
+    async with kapp.db.connection() as conn:
+        text = await conn.fetchval("SELECT content FROM knowledge WHERE corpus_id = $1 ORDER BY id LIMIT 1", papers.id)
+    decision = await kapp.router.route(text, await kapp.access.resolve_operator())
+    on_papers = [c for c in decision.candidates if c.corpus_ids == (papers.id,)]
+    assert on_papers and all(c.probe > SAME_SPACE for c in on_papers)

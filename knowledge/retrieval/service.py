@@ -8,7 +8,7 @@ results is decided at rerank, where dense's best chunks keep their places. Calle
 nobody can force the graph. Any planner failure or the pipeline timeout (settings.planner.timeout_seconds, over
 every stage after the query embedding) gives the legacy result (mode "fallback").
 
-Embedding spaces (docs/design.md section 4): the question is embedded with the model each corpus is on, once per
+Embedding spaces (docs/design.md section 7): the question is embedded with the model each corpus is on, once per
 model. The planner compares one question vector with chunks, entities and centroids of many corpora, so it runs
 over corpora of one model: those of another model are left out of expansion, and mentioned corpora on two
 models (a migration under way) get the per-corpus legacy search (mode "fallback", reason "embedding_models").

@@ -1,4 +1,4 @@
--- Embedding model migration (docs/design.md section 4, "Changing the embedding model"): every corpus is on one
+-- Embedding model migration (docs/design.md section 7): every corpus is on one
 -- model at a time. `negentropy embeddings migrate` writes the new model's vectors into the staged tables beside
 -- the live columns while searches read the live ones; the switch is one transaction per corpus that swaps staged
 -- and live vectors and moves the corpus to the new model. After it the staged tables hold the previous model's
