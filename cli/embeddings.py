@@ -12,7 +12,7 @@ from knowledge.app import KnowledgeApp
 from knowledge.corpora import Corpus
 from knowledge.db.queries import embeddings as q
 from knowledge.embedding import TokenEmbedder
-from knowledge.model_migration import ModelMigration, drop_previous_vectors
+from knowledge.embedding_migration.migration import ModelMigration, drop_previous_vectors
 
 embeddings_app = typer.Typer(help="Change the embedding model of corpora without re-ingesting them.",
                              no_args_is_help=True)

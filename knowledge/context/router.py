@@ -39,7 +39,7 @@ from knowledge.context.topology import ContextLibrary, RoutingRule, ScopeKind, T
 from knowledge.corpora import CorpusRegistry, resolve_names
 from knowledge.db.database import Database
 from knowledge.db.queries import context as context_queries
-from knowledge.embedding_spaces import EmbeddingSpaces, read_spaces
+from knowledge.retrieval.embedding_spaces import EmbeddingSpaces, read_spaces
 from knowledge.graph.extraction import OfflineExtractor
 from knowledge.ingest.segmentation import segment_for_search
 from knowledge.metrics import context_knowledge_gaps_total, context_routed_libraries

@@ -22,7 +22,7 @@ from knowledge.db.database import Database
 from knowledge.db.queries import chunks as chunk_queries
 from knowledge.db.queries import corpora as corpus_queries
 from knowledge.db.queries import graph as gq
-from knowledge.embedding_spaces import EmbeddingSpaces, read_spaces
+from knowledge.retrieval.embedding_spaces import EmbeddingSpaces, read_spaces
 from knowledge.ingest.segmentation import segment_for_search
 from knowledge.retrieval.citations import assign_citations
 from knowledge.retrieval.results import SearchHit

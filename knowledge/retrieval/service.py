@@ -33,7 +33,7 @@ from knowledge.db.errors import is_connection_failure, unreachable
 from knowledge.db.queries import planner as planner_queries
 from knowledge.db.queries.embeddings import CorpusSpace
 from knowledge.embedding import QueryEmbeddingCache
-from knowledge.embedding_spaces import EmbeddingSpaces, read_spaces
+from knowledge.retrieval.embedding_spaces import EmbeddingSpaces, read_spaces
 from knowledge.metrics import (cross_corpus_expansion_total, cross_corpus_path_length, observe_planner_run,
                                planner_fallback_total, planner_requests_total)
 from knowledge.pg_text import clean_text

@@ -34,7 +34,7 @@ from knowledge.retrieval.planner.graph_reads import GraphReads
 from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.planner.query_embedding import QueryEmbeddingStage
-from knowledge.embedding_spaces import EmbeddingSpaces
+from knowledge.retrieval.embedding_spaces import EmbeddingSpaces
 from knowledge.retrieval.planner.rerank import RerankStage
 from knowledge.retrieval.planner.seed_entities import SeedEntityStage
 from knowledge.retrieval.planner.seed_guess import SeedGuess

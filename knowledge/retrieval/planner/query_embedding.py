@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge.embedding_spaces import EmbeddingSpaces
+from knowledge.retrieval.embedding_spaces import EmbeddingSpaces
 from knowledge.retrieval.planner.context import PlanState
 
 
