@@ -50,14 +50,14 @@ class ModelMigration:
         self.on_progress = on_progress
 
     async def run(self, corpus: Corpus) -> MigrationOutcome:
-        if not await self._begin(corpus.id):
+        if not await self.begin(corpus.id):
             return MigrationOutcome(corpus, self.model, "already on it")
         while True:
             await self.stage(corpus)
-            if await self._switch(corpus):
+            if await self.switch(corpus):
                 return MigrationOutcome(corpus, self.model, "switched")
 
-    async def _begin(self, corpus_id: UUID) -> bool:
+    async def begin(self, corpus_id: UUID) -> bool:
         """Start, resume or redirect the corpus's migration; False when it is on the model already."""
         async with self.db.transaction() as conn:
             current = (await q.select_corpus_spaces(conn, [corpus_id]))[corpus_id].model
@@ -165,7 +165,7 @@ class ModelMigration:
                                   list(vectors.values()))
         await self._report(corpus)
 
-    async def _switch(self, corpus: Corpus) -> bool:
+    async def switch(self, corpus: Corpus) -> bool:
         """One transaction; False (nothing changed) when rows were added since staging."""
         async with self.db.transaction() as conn:
             await q.lock_corpus_for_switch(conn, corpus.id)
