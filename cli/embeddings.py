@@ -83,7 +83,7 @@ async def status(as_json: bool = typer.Option(False, "--json", help="Print JSON 
     rows = []
     for c in corpora:
         m, p = migrations.get(c.id), progress.get(c.id)
-        state = "-" if m is None else ("migrating" if m.switched_at is None else "switched, previous vectors kept")
+        state = "-" if m is None else ("migrating" if m.switched_at is None else "switched, old vectors kept")
         rows.append({"corpus": c.name, "model": spaces[c.id].model, "state": state,
                      "target": None if m is None else m.target_model,
                      "previous": None if m is None else m.previous_model,

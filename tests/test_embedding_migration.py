@@ -215,3 +215,24 @@ async def test_the_context_router_scores_evidence_in_each_corpus_space(kapp, pro
     decision = await kapp.router.route(text, await kapp.access.resolve_operator())
     on_papers = [c for c in decision.candidates if c.corpus_ids == (papers.id,)]
     assert on_papers and all(c.probe > SAME_SPACE for c in on_papers)
+
+
+async def test_chunks_ingested_between_staging_and_switch_are_staged_before_it(corpora, projected):
+    kapp, alpha, _ = corpora
+    late = documents_from_texts([(f"late{i}", f"Late note {i}: the Kourou launch slipped by {i} days.")
+                                 for i in range(3)])
+    attempts: list[bool] = []
+
+    class IngestBeforeTheFirstSwitch(ModelMigration):
+        async def switch(self, corpus):
+            if not attempts:  # every row is staged now: an ingest lands before the switch begins
+                report = await kapp.ingest_documents(alpha, late)
+                assert report.chunks_added == len(late)
+            attempts.append(await super().switch(corpus))
+            return attempts[-1]
+
+    migration = IngestBeforeTheFirstSwitch(kapp.db, projected, PROJECTED, part_size=2,
+                                           hub_degree_threshold=kapp.settings.linker.canonical_hub_degree_threshold)
+    assert (await migration.run(alpha)).action == "switched"
+    assert attempts == [False, True]  # the first switch found unstaged rows and went back to staging
+    assert (await _cosines_to_fresh(kapp, alpha, projected)).min() > 0.999  # the late chunks too
