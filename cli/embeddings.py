@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, dataclass
 from typing import List, Optional
 
 import typer
@@ -80,24 +81,38 @@ async def status(as_json: bool = typer.Option(False, "--json", help="Print JSON 
             spaces = await q.select_corpus_spaces(conn, [c.id for c in corpora])
             migrations = await q.select_migrations(conn, [c.id for c in corpora])
             progress = {c.id: await q.select_staging_progress(conn, c.id) for c in corpora if c.id in migrations}
-    rows = []
-    for c in corpora:
-        m, p = migrations.get(c.id), progress.get(c.id)
-        state = "-" if m is None else ("migrating" if m.switched_at is None else "switched, old vectors kept")
-        rows.append({"corpus": c.name, "model": spaces[c.id].model, "state": state,
-                     "target": None if m is None else m.target_model,
-                     "previous": None if m is None else m.previous_model,
-                     "chunks": None if p is None else [p.chunks_staged, p.chunks],
-                     "entities": None if p is None else [p.entities_staged, p.entities],
-                     "communities": None if p is None else [p.communities_staged, p.communities]})
+    rows = [_status_row(c.name, spaces[c.id].model, migrations.get(c.id), progress.get(c.id)) for c in corpora]
     if as_json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps([asdict(r) for r in rows], indent=2))
         return
-    table = Table("corpus", "model in use", "migration", "to", "chunks staged", "entities", "communities")
+    table = Table("corpus", "model in use", "migration", "to / from", "chunks staged", "entities", "communities")
     for r in rows:
-        def fraction(pair: list[int] | None) -> str:
-            return "-" if pair is None else f"{pair[0]}/{pair[1]}"
-        to = "-" if r["target"] is None else (r["target"] if r["state"] == "migrating" else f"from {r['previous']}")
-        table.add_row(r["corpus"], r["model"], r["state"], to, fraction(r["chunks"]), fraction(r["entities"]),
-                      fraction(r["communities"]))
+        table.add_row(r.corpus, r.model, r.state, r.other_model or "-", _fraction(r.chunks), _fraction(r.entities),
+                      _fraction(r.communities))
     console.print(table)
+
+
+@dataclass(frozen=True)
+class StatusRow:
+    corpus: str
+    model: str
+    state: str  # "-", "migrating" (to other_model) or "switched, old vectors kept" (of other_model)
+    other_model: str | None
+    chunks: tuple[int, int] | None  # staged, all
+    entities: tuple[int, int] | None
+    communities: tuple[int, int] | None
+
+
+def _status_row(corpus: str, model: str, migration: q.MigrationRow | None,
+                progress: q.StagingProgress | None) -> StatusRow:
+    if migration is None or progress is None:
+        return StatusRow(corpus, model, "-", None, None, None, None)
+    migrating = migration.switched_at is None
+    return StatusRow(corpus, model, "migrating" if migrating else "switched, old vectors kept",
+                     migration.target_model if migrating else migration.previous_model,
+                     (progress.chunks_staged, progress.chunks), (progress.entities_staged, progress.entities),
+                     (progress.communities_staged, progress.communities))
+
+
+def _fraction(pair: tuple[int, int] | None) -> str:
+    return "-" if pair is None else f"{pair[0]}/{pair[1]}"

@@ -1,6 +1,5 @@
-"""`negentropy embeddings migrate` killed with SIGKILL while it stages chunk vectors, and while it stages entity
-vectors, then run again, ends with the vectors an unkilled migration gives: every chunk, entity, community and
-canonical centroid, compared up to row ids."""
+"""`negentropy embeddings migrate` killed with SIGKILL at two points of its staging, then run again, ends with the
+vectors an unkilled migration gives: every chunk, entity, community and canonical centroid, compared up to row ids."""
 from __future__ import annotations
 
 import asyncio
@@ -16,6 +15,9 @@ import pytest
 from pgvector.asyncpg import register_vector
 
 from knowledge.app import KnowledgeApp
+from knowledge.db.server import with_database
+from knowledge.embedding import load_embedder
+from knowledge.embedding_migration.migration import ModelMigration
 from tests.conftest import REPO_ROOT, make_settings
 
 DEMO = REPO_ROOT / "demo" / "corpora" / "team_notes"
@@ -35,14 +37,37 @@ VECTORS = {
 }
 
 
-async def _ingested(new_database, embedder, data_dir: Path) -> str:
-    dsn = await new_database("migrate")
+async def _ingested_template(new_database, embedder, data_dir: Path) -> str:
+    """A database with the corpus ingested, the template of every run below (one ingest instead of three)."""
+    dsn = await new_database("migrate_template")
     app = await KnowledgeApp.open(make_settings(data_dir), dsn=dsn, embedder=embedder, progress=False)
     try:
         await app.ingest_path(await app.corpora.create("notes"), DEMO)
     finally:
         await app.close()
     return dsn
+
+
+async def _copy(pg_dsn: str, template_dsn: str, name: str) -> str:
+    template = template_dsn.partition("?")[0].rsplit("/", 1)[1]
+    conn = await asyncpg.connect(pg_dsn)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        await conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    finally:
+        await conn.close()
+    return with_database(pg_dsn, name)
+
+
+async def _migrate(dsn: str, data_dir: Path, projected) -> None:
+    """What the command does after a kill, in this process: `negentropy embeddings migrate` runs ModelMigration."""
+    app = await KnowledgeApp.open(make_settings(data_dir, embedding_batch_size=BATCH_SIZE), dsn=dsn, progress=False)
+    try:
+        migration = ModelMigration(app.db, projected, PROJECTED, part_size=4 * BATCH_SIZE,
+                                   hub_degree_threshold=app.settings.linker.canonical_hub_degree_threshold)
+        assert (await migration.run((await app.corpora.list())[0])).action == "switched"
+    finally:
+        await app.close()
 
 
 def _command(dsn: str, data_dir: Path) -> tuple[list[str], dict[str, str]]:
@@ -71,13 +96,6 @@ async def _killed_migration(dsn: str, data_dir: Path, kill_when: str) -> bool:
             process.wait()
 
 
-def _migrate(dsn: str, data_dir: Path) -> str:
-    command, env = _command(dsn, data_dir)
-    done = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 async def _vectors(dsn: str) -> dict[str, dict[str, np.ndarray]]:
     conn = await asyncpg.connect(dsn)
     try:
@@ -90,9 +108,11 @@ async def _vectors(dsn: str) -> dict[str, dict[str, np.ndarray]]:
 
 @pytest.mark.slow
 async def test_a_migration_killed_while_staging_and_run_again_gives_the_vectors_of_an_unkilled_one(
-        new_database, embedder, tmp_path):
-    clean = await _ingested(new_database, embedder, tmp_path / "clean")
-    assert "notes: switched" in _migrate(clean, tmp_path / "clean")
+        pg_dsn, new_database, embedder, tmp_path):
+    projected = load_embedder(PROJECTED, 384, 64)
+    template = await _ingested_template(new_database, embedder, tmp_path / "template")
+    clean = await _copy(pg_dsn, template, f"migrate_clean_{os.getpid()}")
+    await _migrate(clean, tmp_path / "clean", projected)
     expected = await _vectors(clean)
     assert len(expected["chunks"]) > 4 * 4 * BATCH_SIZE and expected["entities"] and expected["communities"]
 
@@ -100,14 +120,15 @@ async def test_a_migration_killed_while_staging_and_run_again_gives_the_vectors_
     chunks = len(expected["chunks"])
     for index, staged in enumerate([chunks // 4, 3 * chunks // 4]):  # parts of chunks with their entities staged
         kill_when = f"SELECT count(*) >= {staged} FROM knowledge_embedding_staged"
-        dsn = await _ingested(new_database, embedder, tmp_path / f"killed{index}")
+        dsn = await _copy(pg_dsn, template, f"migrate_killed{index}_{os.getpid()}")
         killed += await _killed_migration(dsn, tmp_path / f"killed{index}", kill_when)
         conn = await asyncpg.connect(dsn)
         try:
             assert await conn.fetchval("SELECT embedding_model FROM corpus") != PROJECTED  # killed before the switch
+            assert 0 < await conn.fetchval("SELECT count(*) FROM knowledge_embedding_staged") < chunks
         finally:
             await conn.close()
-        assert "notes: switched" in _migrate(dsn, tmp_path / f"killed{index}")
+        await _migrate(dsn, tmp_path / f"killed{index}", projected)
         resumed = await _vectors(dsn)
         for part, vectors in expected.items():
             assert resumed[part].keys() == vectors.keys(), part

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 from uuid import UUID
 
+import asyncpg
 import numpy as np
 
 from knowledge import offload
@@ -22,7 +23,7 @@ from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import canonical as canonical_queries
 from knowledge.db.queries import embeddings as q
-from knowledge.embedding import TokenEmbedder
+from knowledge.embedding import TokenEmbedder, TokenVectors
 from knowledge.graph.collect import first_mention_embedding
 from knowledge.graph.community_builder import member_centroid
 from knowledge.graph.summaries import RelationInfo
@@ -95,7 +96,7 @@ class ModelMigration:
         tokens = await offload.bulk(self.embedder.embed_tokens, [c["content"] for c in chunks])
         by_chunk = {c["id"]: (c["content"], t) for c, t in zip(chunks, tokens)}
         async with self.db.connection() as conn:
-            entities = await q.select_unstaged_entities(conn, corpus.id, len(by_chunk) * 1000, list(by_chunk))
+            entities = await q.select_unstaged_entities(conn, corpus.id, None, list(by_chunk))
         entity_vectors = await self._entity_vectors(entities, by_chunk)
         async with self.db.transaction() as conn:
             await q.insert_staged(conn, "knowledge_embedding_staged", corpus.id, list(by_chunk),
@@ -120,7 +121,8 @@ class ModelMigration:
         await self._report(corpus)
         return True
 
-    async def _entity_vectors(self, entities: Sequence, by_chunk: dict) -> dict[int, np.ndarray]:
+    async def _entity_vectors(self, entities: Sequence[asyncpg.Record],
+                              by_chunk: dict[int, tuple[str, TokenVectors]]) -> dict[int, np.ndarray]:
         """Each entity's vector as the graph build makes it: pooled from its first mention's chunk pass, or its
         name and sentence embedded as text."""
         vectors: dict[int, np.ndarray] = {}
@@ -175,7 +177,7 @@ class ModelMigration:
             await q.move_corpus_to_model(conn, corpus.id, self.model)
             app_corpora = await q.select_app_corpus_ids(conn, corpus.app_name)
             await canonical_queries.refresh_canonicals(conn, await q.select_canonicals_of_corpus(conn, corpus.id),
-                                                       app_corpora, self.hub_degree_threshold, GENERIC_KEYS)
+                                                       app_corpora, self.hub_degree_threshold, sorted(GENERIC_KEYS))
         return True
 
 

@@ -121,11 +121,11 @@ async def select_unstaged_chunks(conn: asyncpg.Connection, corpus_id: UUID, limi
            ORDER BY k.id LIMIT $2""", corpus_id, limit)
 
 
-async def select_unstaged_entities(conn: asyncpg.Connection, corpus_id: UUID, limit: int,
+async def select_unstaged_entities(conn: asyncpg.Connection, corpus_id: UUID, limit: int | None,
                                    chunk_ids: Sequence[int] | None = None) -> list[asyncpg.Record]:
     """Entities with a vector but no staged one, and their first mention (the one the graph build pooled the vector
     from): id, name, chunk_id, content, start_offset, end_offset (the last four NULL without a mention).
-    ``chunk_ids``: only those first mentioned in these chunks."""
+    ``chunk_ids``: only those first mentioned in these chunks. ``limit`` None: all."""
     return await conn.fetch(
         """SELECT e.id, e.canonical_name AS name, m.chunk_id, k.content, m.start_offset, m.end_offset
            FROM kg_entity e
