@@ -229,7 +229,9 @@ class UnifiedRetrievalService:
 
     async def _fallback(self, query: str, kind: QueryKind, scope: Scope, limit: int, state: PlanState | None,
                         reason: str, spaces: dict[UUID, CorpusSpace], message: str) -> RetrievalResponse:
-        logger.warning("planner fell back to legacy search (%s): %s", reason, message)
+        # corpora on two models are expected all through a migration: not a warning on every search
+        logger.log(logging.INFO if reason == "embedding_models" else logging.WARNING,
+                   "planner fell back to legacy search (%s): %s", reason, message)
         planner_fallback_total.labels(reason=reason).inc()
         trace = list(state.trace) if state is not None else []
         try:
