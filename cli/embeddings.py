@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import asdict, dataclass
 from typing import List, Optional
 
@@ -9,6 +11,7 @@ import typer
 from rich.table import Table
 
 from cli.common import console, err_console, fail, open_app, run_async
+from config import get_settings
 from knowledge.app import KnowledgeApp
 from knowledge.corpora import Corpus
 from knowledge.db.queries import embeddings as q
@@ -34,11 +37,17 @@ def _progress_line(corpus: Corpus, p: q.StagingProgress) -> None:
 async def migrate(model: str = typer.Option(..., "--model", help="The model to move to (see README)"),
                   corpus: Optional[List[str]] = typer.Option(None, "--corpus", "-c", help="Only these corpora"),
                   drop_old: bool = typer.Option(False, "--drop-old", help="Delete the previous model's vectors "
-                                                "of each corpus once it has switched")) -> None:
+                                                "of each corpus once it has switched"),
+                  detach: bool = typer.Option(False, "--detach", help="Go on in the background, output in "
+                                              "NE_DATA_DIR/embeddings-migrate.log (follow: embeddings status)")
+                  ) -> None:
     """Write MODEL's vectors beside the live ones, then switch each corpus to them in one transaction.
 
     Searches keep using the old vectors until a corpus switches. Killed, the command goes on where it stopped
     when run again."""
+    if detach:
+        _detach([a for a in sys.argv[1:] if a != "--detach"])
+        return
     async with await open_app() as kapp:
         embedder = kapp.retrieval.spaces.embedder(model)
         if not isinstance(embedder, TokenEmbedder):
@@ -55,6 +64,16 @@ async def migrate(model: str = typer.Option(..., "--model", help="The model to m
     if kapp.settings.embedding_model != model:
         console.print(f"new corpora and ingests use NE_EMBEDDING_MODEL ({kapp.settings.embedding_model}); set "
                       f"NE_EMBEDDING_MODEL={model} to ingest into the corpora moved")
+
+
+def _detach(arguments: list[str]) -> None:
+    log = get_settings().data_dir / "embeddings-migrate.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as output:
+        process = subprocess.Popen([sys.executable, "-m", "cli.main", *arguments], stdin=subprocess.DEVNULL,
+                                   stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+    console.print(f"migrating in the background (pid {process.pid}), output in {log}; progress: "
+                  "negentropy embeddings status")
 
 
 @embeddings_app.command("drop-old")
