@@ -8,7 +8,7 @@ and planner, each question the text of one chunk, so a question compared with ve
 its chunk). Measured beside it, in the same run: the target model alone on the same chunks (``embed_tokens``, what
 the staging must pay), the switch transaction, and the same searches before the migration.
 
-Run: ``python -m bench.embedding_migration [--documents 40 --paragraphs 50]`` (``negentropy bench
+Run: ``python -m bench.embedding_migration [--documents 12 --paragraphs 50]`` (``negentropy bench
 embedding-migration``); results in bench/results/embedding-migration.json. One migration on a shared 2-core
 machine: the order of magnitude of the costs, and whether any search failed or mixed spaces, not a distribution.
 """
@@ -159,7 +159,7 @@ def print_result(r: dict) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--documents", type=int, default=40)
+    parser.add_argument("--documents", type=int, default=12)
     parser.add_argument("--paragraphs", type=int, default=50)
     parser.add_argument("--out", default=str(RESULTS), help="Results JSON ('-' for none)")
     args = parser.parse_args(argv)

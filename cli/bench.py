@@ -109,7 +109,7 @@ def document_update(documents: int = typer.Option(270, help="Documents in the co
 
 
 @bench_app.command("embedding-migration")
-def embedding_migration(documents: int = typer.Option(40, help="Synthetic documents in each of the two corpora"),
+def embedding_migration(documents: int = typer.Option(12, help="Synthetic documents in each of the two corpora"),
                         paragraphs: int = typer.Option(50, help="Synthetic paragraphs per document"),
                         out: str = typer.Option("bench/results/embedding-migration.json",
                                                 help="Results JSON ('-' for none)")) -> None:
