@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Iterable
+from typing import Awaitable, Callable, Iterable, TypeVar
 from uuid import UUID
 
 import asyncpg
@@ -50,6 +50,7 @@ from knowledge.retrieval.scope import Scope, effective_scope
 logger = logging.getLogger(__name__)
 
 _SPACE_ATTEMPTS = 3  # a search runs again when a corpus switched model meanwhile; a third switch in a row is not
+_Result = TypeVar("_Result")
 
 
 class _MixedSpaces(Exception):
@@ -119,19 +120,28 @@ class UnifiedRetrievalService:
         else:
             readable = [*scope.effective, *(c for c in map(parse_corpus_id, accessible) if c is not None)]
             ids = list(dict.fromkeys(readable))
-            for _ in range(_SPACE_ATTEMPTS):
-                spaces = await self._current_spaces(ids)
-                if requested is None or path == "legacy":
-                    response = await self._legacy(query, kind, scope, limit, spaces)
-                else:
-                    response = await self._planned(query, kind, scope, accessible, limit, strict_scope, spaces)
-                if await read_spaces(self.db, ids) == spaces:
-                    break
+            if requested is None or path == "legacy":
+                response = await self._in_current_spaces(ids, lambda spaces: self._legacy(query, kind, scope, limit,
+                                                                                           spaces))
+            else:
+                response = await self._in_current_spaces(ids, lambda spaces: self._planned(
+                    query, kind, scope, accessible, limit, strict_scope, spaces))
         response.rejected_corpus_ids = list(scope.rejected)
         response.rollout_path = path
         self._observe(response)
         self.db.write_later(record_run(self.db, response, len(scope.effective), time.perf_counter() - started))
         return response
+
+    async def _in_current_spaces(self, ids: list[UUID],
+                                 search: Callable[[dict[UUID, CorpusSpace]], Awaitable[_Result]]) -> _Result:
+        """``search`` with the corpora's current models, run again when one switched model meanwhile (its
+        question vectors may then have met the other model's vectors)."""
+        for _ in range(_SPACE_ATTEMPTS):
+            spaces = await self._current_spaces(ids)
+            result = await search(spaces)
+            if await read_spaces(self.db, ids) == spaces:
+                break
+        return result
 
     async def _current_spaces(self, ids: list[UUID]) -> dict[UUID, CorpusSpace]:
         """The corpora's models now; cached graph snapshots (they hold chunk vectors) go when any switched."""
@@ -156,9 +166,12 @@ class UnifiedRetrievalService:
         scope = effective_scope(corpus_ids, accessible_corpus_ids)
         if scope.is_empty:
             return []
-        spaces = await self._current_spaces(list(scope.effective))
-        return await legacy_search(self.db, self.corpora, await self._question_vectors(query, scope.effective, spaces),
-                                   query, limit)
+
+        async def search(spaces: dict[UUID, CorpusSpace]) -> list[SearchHit]:
+            vectors = await self._question_vectors(query, scope.effective, spaces)
+            return await legacy_search(self.db, self.corpora, vectors, query, limit)
+
+        return await self._in_current_spaces(list(scope.effective), search)
 
     async def _legacy_hits(self, query: str, scope: Scope, limit: int,
                            spaces: dict[UUID, CorpusSpace]) -> tuple[list[SearchHit], StageTrace]:
