@@ -38,14 +38,11 @@ class Corpus:
     label: str
     description: str = ""
     chunk_count: int = 0
-    # the model its vectors are of when it was read (a search reads it afresh: knowledge/embedding_spaces.py)
-    embedding_model: str = ""
 
     @classmethod
     def from_record(cls, row: asyncpg.Record) -> "Corpus":
         return cls(id=row["id"], app_name=row["app_name"], name=row["name"], label=row["label"],
-                   description=row["description"], chunk_count=row.get("chunk_count", 0) or 0,
-                   embedding_model=row.get("embedding_model") or "")
+                   description=row["description"], chunk_count=row.get("chunk_count", 0) or 0)
 
 
 def validate_corpus_name(name: str) -> str:

@@ -1,4 +1,5 @@
-"""Sentence embeddings from the offline all-MiniLM-L6-v2 weights (never downloaded at run time)."""
+"""Sentence embeddings from offline weights (never downloaded at run time): the bundled all-MiniLM-L6-v2, a local
+sentence-transformers folder, or a fixed random projection of either (a second space for model migrations)."""
 from __future__ import annotations
 
 import os

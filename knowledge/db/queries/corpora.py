@@ -5,7 +5,7 @@ from uuid import UUID
 
 import asyncpg
 
-_COLUMNS = "id, app_name, name, label, description, embedding_model, created_at, updated_at"
+_COLUMNS = "id, app_name, name, label, description, created_at, updated_at"
 
 
 async def insert_corpus(conn: asyncpg.Connection, app_name: str, name: str, label: str,
