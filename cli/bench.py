@@ -106,3 +106,15 @@ def document_update(documents: int = typer.Option(270, help="Documents in the co
     from bench.document_update import main
 
     main(["--documents", str(documents), "--paragraphs", str(paragraphs), "--rounds", str(rounds), "--out", out])
+
+
+@bench_app.command("embedding-migration")
+def embedding_migration(documents: int = typer.Option(12, help="Synthetic documents in each of the two corpora"),
+                        paragraphs: int = typer.Option(50, help="Synthetic paragraphs per document"),
+                        out: str = typer.Option("bench/results/embedding-migration.json",
+                                                help="Results JSON ('-' for none)")) -> None:
+    """Moving a corpus to another embedding model while searches run: the migration against a re-ingest and the
+    model alone, the switch transaction, search latency, failures and missed chunks before, during and after."""
+    from bench.embedding_migration import main
+
+    main(["--documents", str(documents), "--paragraphs", str(paragraphs), "--out", out])

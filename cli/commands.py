@@ -15,6 +15,7 @@ from cli.console import console, fail
 from cli.context import card_app, eval_app, topology_app
 from cli.demo import run_demo
 from cli.documents import corpus_delete, document_app, sync_folder
+from cli.embeddings import embeddings_app
 from cli.graph import graph_app
 from cli.ingest_group import DEFAULT_COMMAND, ingest_group, retry_buffer
 from cli.mcp import register as register_mcp_commands
@@ -31,6 +32,7 @@ app.add_typer(document_app, name="document")
 app.add_typer(bench_app, name="bench")
 app.add_typer(canonical_app, name="canonical")
 app.add_typer(graph_app, name="graph")
+app.add_typer(embeddings_app, name="embeddings")
 app.command("stats")(stats)
 ingest_app = ingest_group()
 app.add_typer(ingest_app, name="ingest")

@@ -29,7 +29,6 @@ from knowledge.ingest.pipeline import IngestPipeline, IngestReport, IngestStage,
 from knowledge.ingest.progress import ProgressMode
 from knowledge.pg_text import clean_text
 from knowledge.retrieval.global_search import GlobalSearchResult, search_knowledge_graph_global
-from knowledge.retrieval.legacy import legacy_search
 from knowledge.retrieval.results import SearchHit
 from knowledge.retrieval.service import UnifiedRetrievalService
 
@@ -72,8 +71,8 @@ class KnowledgeApp:
         # permission views, Context Router and knowledge cards over the workspace topology (docs/design.md 8)
         self.access = AccessResolver(self.corpora, partial(load_topology, self.settings.topology_path),
                                      self.settings.operator_users)
-        self.router = ContextRouter(db=self.db, corpora=self.corpora, query_cache=self.query_cache,
-                                    embedder=self.embedder, settings=self.settings.router, access=self.access,
+        self.router = ContextRouter(db=self.db, corpora=self.corpora, spaces=self.retrieval.spaces,
+                                    settings=self.settings.router, access=self.access,
                                     connector=PostgresConnector(self.retrieval))
         self.cards = KnowledgeCards(self.db, self.corpora, self.pipeline, self.documents, self.query_cache,
                                     self.access)
@@ -102,7 +101,7 @@ class KnowledgeApp:
         await self.close()
 
     async def _after_ingest(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
-        self.query_cache.clear()
+        self.retrieval.spaces.clear()
         await self.graph.add_pending(corpus, new_chunks)
 
     async def _communities_and_links(self, corpus: Corpus, new_chunks: list[NewChunk]) -> None:
@@ -136,9 +135,7 @@ class KnowledgeApp:
         query = clean_text(query).text
         if not query.strip():
             return []
-        embedding = await self.query_cache.embed(query)
-        return await legacy_search(self.db, self.retrieval.corpora, embedding, query, corpus_ids,
-                                   accessible_corpus_ids, limit)
+        return await self.retrieval.legacy_search(query, corpus_ids, accessible_corpus_ids, limit)
 
     async def rebuild_graph(self, corpus: Corpus) -> GraphBuildReport:
         """Re-extract a corpus graph from its chunks, then relink it into the canonical layer as ingest does."""
@@ -150,7 +147,7 @@ class KnowledgeApp:
     async def search_graph_global(self, query: str, corpus_ids: Iterable[object] | None,
                                   accessible_corpus_ids: Iterable[object], limit: int = 5) -> GlobalSearchResult:
         """Community summaries of requested ∩ accessible corpora ranked against the query (global questions)."""
-        return await search_knowledge_graph_global(self.db, self.query_cache, clean_text(query).text, corpus_ids,
+        return await search_knowledge_graph_global(self.db, self.retrieval.spaces, clean_text(query).text, corpus_ids,
                                                    accessible_corpus_ids, limit)
 
     def search_connector(self, name: str) -> SearchConnector:

@@ -86,7 +86,8 @@ class CorpusRegistry:
         """Create a corpus, or return the existing one of that name."""
         name = validate_corpus_name(name)
         async with self.db.connection() as conn:
-            row = await q.insert_corpus(conn, self.app_name, name, label or default_label(name), description)
+            row = await q.insert_corpus(conn, self.app_name, name, label or default_label(name), description,
+                                        self.db.settings.embedding_model)
             if row is None:
                 row = await q.select_corpus_by_name(conn, self.app_name, name)
         return Corpus.from_record(row)

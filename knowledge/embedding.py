@@ -1,7 +1,9 @@
-"""Sentence embeddings from the offline all-MiniLM-L6-v2 weights (never downloaded at run time)."""
+"""Sentence embeddings from offline weights (never downloaded at run time): the bundled all-MiniLM-L6-v2, a local
+sentence-transformers folder, or a fixed random projection of either (a second space for model migrations)."""
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -66,9 +68,11 @@ class SentenceTransformerEmbedder:
     tokenizer sets its truncation state on every call and refuses concurrent use ("Already borrowed"), and
     query embeddings (the interactive pool) run while an ingest embeds (the bulk pool)."""
 
-    def __init__(self, model_name: str, dimension: int, batch_size: int = 64) -> None:
+    def __init__(self, model_name: str, dimension: int | None, batch_size: int = 64) -> None:
+        """``dimension`` None: whatever the model gives (known once it is loaded)."""
         self.model_name = model_name
-        self.dimension = dimension
+        self.dimension = dimension or 0
+        self._expected = dimension
         self.batch_size = batch_size
         self._model = None
         self._lock = threading.Lock()
@@ -90,7 +94,9 @@ class SentenceTransformerEmbedder:
                     raise EmbeddingError(f"could not load embedding model {self.model_name!r}: {exc}") from exc
                 dimension_of = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
                 actual = dimension_of()
-                if actual != self.dimension:
+                if self._expected is None:
+                    self.dimension = actual
+                elif actual != self._expected:
                     raise EmbeddingError(
                         f"embedding model gives {actual}-d vectors but NE_EMBEDDING_DIMENSION is {self.dimension}"
                     )
@@ -206,6 +212,69 @@ class QueryEmbeddingCache:
             self._entries.clear()
 
 
+# A second embedding space from a real model, for model migrations (README "Changing the embedding model"): its
+# vectors times a fixed random matrix, renormalised, named ``<model>+random-projection-<d>``. No pip package ships
+# the weights of a second sentence model, and a migration needs a second real space to move to, offline. The matrix
+# comes from a fixed seed, so every process gives the same vectors; cosine between a projected and an unprojected
+# vector means nothing (about 0 for the same text), what a test of "never compares two spaces" needs. Its quality is
+# the base model's, slightly blurred (a Gaussian matrix, not a rotation).
+_NAME = re.compile(r"^(?P<base>.+)\+random-projection-(?P<dimension>\d+)$")
+_SEED = 47
+
+
+def projection_of(model_name: str) -> tuple[str, int] | None:
+    """(base model, dimension) of a projection's name; None for any other name."""
+    match = _NAME.match(model_name)
+    return (match["base"], int(match["dimension"])) if match else None
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return (vectors / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+
+
+class ProjectedEmbedder:
+    """``base``'s embeddings (and token vectors, for the entity mentions pooled from them) times a fixed matrix."""
+
+    def __init__(self, base: TokenEmbedder, dimension: int) -> None:
+        if dimension < 1:
+            raise EmbeddingError(f"a random projection needs a positive dimension, not {dimension}")
+        self.base = base
+        self.dimension = dimension
+        self._matrix: np.ndarray | None = None
+
+    def _project(self, vectors: np.ndarray) -> np.ndarray:
+        if self._matrix is None:  # the base's width is known once it has embedded something
+            rng = np.random.default_rng(_SEED)
+            self._matrix = rng.standard_normal((vectors.shape[-1], self.dimension)).astype(np.float32)
+        return vectors @ self._matrix
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return _unit(self._project(self.base.embed(texts)))
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        return self.base.token_counts(texts)  # type: ignore[attr-defined]
+
+    def embed_tokens(self, texts: Sequence[str]) -> list[TokenVectors]:
+        return [TokenVectors(_unit(self._project(t.sentence)), self._project(t.tokens), t.offsets)
+                for t in self.base.embed_tokens(texts)]
+
+
+def load_embedder(model_name: str, dimension: int, batch_size: int) -> Embedder:
+    """The embedder of a model name (bundled, a local folder, or a random projection of either); its vectors must
+    have ``dimension`` entries, the width of the database's vector columns (NE_EMBEDDING_DIMENSION)."""
+    projection = projection_of(model_name)
+    if projection is None:
+        return SentenceTransformerEmbedder(model_name, dimension, batch_size)
+    base_name, projected = projection
+    if projected != dimension:
+        raise EmbeddingError(f"embedding model {model_name!r} gives {projected}-d vectors but the database stores "
+                             f"{dimension}-d ones (NE_EMBEDDING_DIMENSION)")
+    return ProjectedEmbedder(SentenceTransformerEmbedder(base_name, None, batch_size), projected)
+
+
 _embedder: Embedder | None = None
 
 
@@ -213,7 +282,6 @@ def get_embedder() -> Embedder:
     global _embedder
     if _embedder is None:
         settings = get_settings()
-        _embedder = SentenceTransformerEmbedder(
-            settings.embedding_model, settings.embedding_dimension, settings.embedding_batch_size
-        )
+        _embedder = load_embedder(settings.embedding_model, settings.embedding_dimension,
+                                  settings.embedding_batch_size)
     return _embedder

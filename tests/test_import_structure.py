@@ -15,8 +15,8 @@ LAYERS = {"config": 0, "knowledge": 1, "session": 2, "demo": 2, "tools": 3, "age
           "cli": 6}
 # Inside knowledge/ the same rule: storage at the bottom, the servers at the top. Its top-level modules (text
 # cleaning, names, corpus ids, embedding, metrics, offload, heap) serve every part and are layer 0.
-KNOWLEDGE_LAYERS = {"db": 1, "corpora": 1, "ingest": 2, "graph": 2, "canonical": 3, "documents": 3, "retrieval": 4,
-                    "context": 5, "gateway": 6, "mcp_server": 7, "app": 8}
+KNOWLEDGE_LAYERS = {"db": 1, "corpora": 1, "ingest": 2, "graph": 2, "canonical": 3, "documents": 3,
+                    "embedding_migration": 3, "retrieval": 4, "context": 5, "gateway": 6, "mcp_server": 7, "app": 8}
 COMPOSITION_ROOT = "knowledge.app"
 
 

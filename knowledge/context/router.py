@@ -25,7 +25,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 from uuid import UUID
 
 import numpy as np
@@ -41,7 +41,7 @@ from knowledge.context.topology import ContextLibrary, RoutingRule, ScopeKind, T
 from knowledge.corpora import CorpusRegistry, resolve_names
 from knowledge.db.database import Database
 from knowledge.db.queries import context as context_queries
-from knowledge.embedding import Embedder, QueryEmbeddingCache
+from knowledge.retrieval.embedding_spaces import EmbeddingSpaces, read_spaces
 from knowledge.graph.extraction import OfflineExtractor
 from knowledge.ingest.segmentation import segment_for_search
 from knowledge.metrics import context_knowledge_gaps_total, context_routed_libraries
@@ -201,12 +201,14 @@ def _cosine_max(query: np.ndarray, vectors: Iterable[np.ndarray]) -> float:
 
 
 class ContextRouter:
-    def __init__(self, *, db: Database, corpora: CorpusRegistry, query_cache: QueryEmbeddingCache, embedder: Embedder,
-                 settings: RouterSettings, access: AccessResolver, connector: SearchConnector) -> None:
+    def __init__(self, *, db: Database, corpora: CorpusRegistry, spaces: EmbeddingSpaces, settings: RouterSettings,
+                 access: AccessResolver, connector: SearchConnector) -> None:
+        """Library descriptions are embedded with the configured model (NE_EMBEDDING_MODEL) and compared with the
+        question in its space; evidence chunks with the question in their corpus's model's space."""
         self.db = db
         self.corpora = corpora
-        self.query_cache = query_cache
-        self.embedder = embedder
+        self.spaces = spaces
+        self.query_cache = spaces.queries(spaces.settings.embedding_model)
         self.access = access
         self.settings = settings
         self.guard = PermissionGuard(db, connector)
@@ -221,8 +223,8 @@ class ContextRouter:
         return self._rewired(access, self.guard.connector)
 
     def _rewired(self, access: AccessResolver, connector: SearchConnector) -> "ContextRouter":
-        return ContextRouter(db=self.db, corpora=self.corpora, query_cache=self.query_cache, embedder=self.embedder,
-                             settings=self.settings, access=access, connector=connector)
+        return ContextRouter(db=self.db, corpora=self.corpora, spaces=self.spaces, settings=self.settings,
+                             access=access, connector=connector)
 
     # ------------------------------------------------------------------ entry points
     async def view_for(self, person_id: str | None) -> ResolvedView:
@@ -284,8 +286,14 @@ class ContextRouter:
         terms = query_terms(query)
         rules = [r for r in topology.routing_rules if rule_matches(r, task, query)]
         largest = max((sum(stats.get(i, (0, None))[0] for i in c.corpus_ids) for c in candidates), default=0)
-        for candidate, probe, profile in zip(candidates, probes, profiles):
-            self._score(candidate, probe, profile, query_vector, stats, entity_hits, terms, task, rules, largest)
+        for candidate, probe in zip(candidates, probes):
+            own = set(candidate.corpus_ids)
+            candidate.probe_hits = [h for h in probe.hits if h.corpus_id in own]
+        similarities = await asyncio.gather(*(self._evidence_similarity(query, c.probe_hits, p.embeddings)
+                                              for c, p in zip(candidates, probes)))
+        for candidate, similarity, profile in zip(candidates, similarities, profiles):
+            self._score(candidate, similarity, profile, query_vector, stats, entity_hits, terms, task, rules,
+                        largest)
         candidates.sort(key=lambda c: (-c.total, c.library.id))
         selected = self._select(candidates)
         if len(selected) < self.settings.max_libraries and needs_graph_expansion(classify_query(query), 2):
@@ -296,13 +304,24 @@ class ContextRouter:
         gap = await self._gap_for(view, candidates, task, rules, query_vector)
         return RoutingDecision(view.who, query, task, entities, candidates, selected, gap)
 
-    def _score(self, c: LibraryScore, probe: GuardedResult, profile: np.ndarray, query_vector: np.ndarray,
+    async def _evidence_similarity(self, query: str, hits: Sequence[SearchHit],
+                                   embeddings: Mapping[int, np.ndarray]) -> float:
+        """The best cosine of the question with the hits' chunks, each in the space of its corpus's model."""
+        if not hits:
+            return 0.0
+        spaces = await read_spaces(self.db, list(dict.fromkeys(h.corpus_id for h in hits)))
+        best = 0.0
+        for hit in hits:
+            if hit.corpus_id in spaces and hit.chunk_id in embeddings:
+                question = await self.spaces.queries(spaces[hit.corpus_id].model).embed(query)
+                best = max(best, _cosine_max(question, [embeddings[hit.chunk_id]]))
+        return best
+
+    def _score(self, c: LibraryScore, probe_similarity: float, profile: np.ndarray, query_vector: np.ndarray,
                stats: dict[UUID, tuple[int, datetime | None]], entity_hits: dict[UUID, list[str]],
                terms: frozenset[str], task: str, rules: list[RoutingRule], largest: int) -> None:
         s = self.settings
-        own = set(c.corpus_ids)
-        c.probe_hits = [h for h in probe.hits if h.corpus_id in own]
-        c.probe = _cosine_max(query_vector, (probe.embeddings[h.chunk_id] for h in c.probe_hits))
+        c.probe = probe_similarity
         c.description = _cosine_max(query_vector, [profile])
         c.entities = tuple(dict.fromkeys(n for i in c.corpus_ids for n in entity_hits.get(i, [])))
         c.relevance = 0.8 * c.probe + 0.2 * c.description + min(_ENTITY_BONUS * len(c.entities), _MAX_ENTITY_BONUS)
@@ -392,12 +411,11 @@ class ContextRouter:
     async def _probe_bridge(self, c: LibraryScore, names: list[str], query: str, view: ResolvedView) -> None:
         """The second hop's probe: the question with the bridge entities named, in the library that holds them."""
         hop_query = f"{query} {' '.join(names)}"
-        hop_vector = await self.query_cache.embed(hop_query)
         probe = await self.guard.search(hop_query, c.corpus_ids, view.accessible_corpus_ids,
                                         limit=self.settings.probe_limit, strict_scope=True, person_id=view.person_id)
         own = set(c.corpus_ids)
-        c.bridge_probe = _cosine_max(hop_vector, (probe.embeddings[h.chunk_id] for h in probe.hits
-                                                  if h.corpus_id in own))
+        c.bridge_probe = await self._evidence_similarity(hop_query, [h for h in probe.hits if h.corpus_id in own],
+                                                         probe.embeddings)
         c.reason = (f"connective question: holds {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}, named "
                     f"by the chosen libraries' best evidence (probe with them {c.bridge_probe:.2f})")
 
@@ -438,7 +456,8 @@ class ContextRouter:
         if not guarded.searched_corpus_ids:
             return None
         query_vector = await self.query_cache.embed(query)
-        evidence = _cosine_max(query_vector, guarded.embeddings.values())
+        evidence = await self._evidence_similarity(query, [h for h in guarded.hits if h.chunk_id in guarded.embeddings],
+                                                   guarded.embeddings)
         if evidence >= self.settings.min_relevance:
             return None
         libraries = view.libraries_of_corpus(guarded.searched_corpus_ids[0])
@@ -491,7 +510,7 @@ class ContextRouter:
     async def _profiles(self, libraries: list[ContextLibrary]) -> list[np.ndarray]:
         missing = [lib.profile_text for lib in libraries if lib.profile_text not in self._profile_vectors]
         if missing:
-            vectors = await offload.interactive(self.embedder.embed, list(dict.fromkeys(missing)))
+            vectors = await offload.interactive(self.query_cache.embedder.embed, list(dict.fromkeys(missing)))
             self._profile_vectors.update(zip(dict.fromkeys(missing), vectors))
         return [self._profile_vectors[lib.profile_text] for lib in libraries]
 

@@ -12,6 +12,7 @@ import asyncpg
 
 from config import Settings, get_settings
 from knowledge.db.migrate import apply_migrations
+from knowledge.db.queries.embeddings import adopt_unassigned_corpora
 from knowledge.db.pool import create_pool, create_read_pool
 from knowledge.db.replicas import ReplicaSet
 from knowledge.db.retrieval_role import (BIND_SQL, RETRIEVAL_LOGIN, begin_bound_sql, binding_proof,
@@ -40,7 +41,9 @@ class Database:
         try:
             async with pool.acquire() as conn:
                 if migrate:
-                    await apply_migrations(conn, settings.embedding_dimension)
+                    applied = await apply_migrations(conn, settings.embedding_dimension)
+                    await adopt_unassigned_corpora(conn, settings.embedding_model,
+                                                   canonicals=any(m.version == 25 for m in applied))
                 if settings.database_reader_password:
                     await set_retrieval_password(conn, settings.database_reader_password)
                 binding_key = await read_binding_key(conn)

@@ -103,6 +103,17 @@ def _sentence_around(text: str, sentences: list[tuple[int, int]], offset: int) -
     return " ".join(text[start:end].split())
 
 
+def first_mention_embedding(text: str, tokens: TokenVectors, span: tuple[int, int], name: str) -> np.ndarray | str:
+    """What the graph build gives an entity first mentioned at ``span`` of ``text``: its vector pooled from the
+    text's ``tokens``, or, when the model's truncation cut the mention off, the text to embed instead."""
+    sentences = split_sentences(text)
+    vector = mention_vector(tokens, span, _sentence_window(text, sentences, span[0]))
+    if vector is not None:
+        return vector
+    context = _sentence_around(text, sentences, span[0])
+    return f"{name}: {context}" if context else name
+
+
 def _spans(entity, text: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in (entity.mentions or ((entity.start, entity.end),)) if 0 <= s < e <= len(text)]
 

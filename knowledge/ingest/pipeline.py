@@ -27,6 +27,7 @@ from knowledge.db.queries import documents as dq
 from knowledge.db.queries.corpora import touch_corpus
 from knowledge.db.queries.graph import select_chunk_texts, select_unextracted_chunk_ids
 from knowledge.db.queries.ingest_status import select_ingest_status
+from knowledge.db.queries.embeddings import require_corpus_model
 from knowledge.embedding import Embedder, TokenEmbedder, TokenVectors
 from knowledge.ingest.chunking import chunk_text
 from knowledge.ingest.documents import Document, LoadError, LoadNotice, load_path
@@ -171,7 +172,8 @@ class IngestPipeline:
         documents = [replace(d, source_uri=clean_text(d.source_uri).text) for d in documents]
         documents, report.notices = one_per_source(documents)
         hashes = await offload.bulk(lambda: [content_hash(storable(d)[0].text) for d in documents])
-        async with self.db.connection() as conn:
+        async with self.db.transaction() as conn:
+            await require_corpus_model(conn, corpus.id, self.settings.embedding_model)  # before any model time
             known = await dq.select_documents(conn, corpus.id, [d.source_uri for d in documents])
             kinds = sort_documents(documents, hashes, known)
             if kinds.unchanged:  # nothing to do but remember where they were seen last
@@ -228,6 +230,7 @@ class IngestPipeline:
                 with ingest_stage_seconds.labels(stage="document_swap").time():
                     async with self.db.transaction() as conn:
                         await self.releaser.lock(conn, corpus)
+                        await require_corpus_model(conn, corpus.id, self.settings.embedding_model)
                         stored = await q.insert_chunks(conn, embedded)
                         released = await dq.set_document_chunks(conn, corpus.id, document.source_uri,
                                                                 holding.title, holding.document_hash,
@@ -454,6 +457,7 @@ class IngestPipeline:
 
     async def _insert(self, corpus: Corpus, rows: list[q.ChunkRow]) -> list[NewChunk]:
         async with self.db.transaction() as conn:
+            await require_corpus_model(conn, corpus.id, self.settings.embedding_model)
             records = await q.insert_chunks(conn, rows)
             await touch_corpus(conn, corpus.id)
         return [NewChunk(r["id"], r["corpus_id"], r["content"]) for r in records]

@@ -15,13 +15,14 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
+from uuid import UUID
 
 from knowledge.corpora import Corpus
 from knowledge.db.database import Database
 from knowledge.db.queries import chunks as chunk_queries
 from knowledge.db.queries import corpora as corpus_queries
 from knowledge.db.queries import graph as gq
-from knowledge.embedding import QueryEmbeddingCache
+from knowledge.retrieval.embedding_spaces import EmbeddingSpaces, read_spaces
 from knowledge.ingest.segmentation import segment_for_search
 from knowledge.retrieval.citations import assign_citations
 from knowledge.retrieval.results import SearchHit
@@ -95,7 +96,7 @@ def _pick(rows: list, scores: dict[int, float], limit: int) -> list:
     return picked
 
 
-async def search_knowledge_graph_global(db: Database, query_cache: QueryEmbeddingCache, query: str,
+async def search_knowledge_graph_global(db: Database, spaces: EmbeddingSpaces, query: str,
                                         corpus_ids: Iterable[object] | None, accessible_corpus_ids: Iterable[object],
                                         limit: int = 5) -> GlobalSearchResult:
     if accessible_corpus_ids is None:
@@ -105,10 +106,15 @@ async def search_knowledge_graph_global(db: Database, query_cache: QueryEmbeddin
     scope = effective_scope(None if corpus_ids is None else list(corpus_ids), list(accessible_corpus_ids))
     if scope.is_empty or not query.strip():
         return GlobalSearchResult(query, "empty", rejected_corpus_ids=list(scope.rejected))
-    embedding = await query_cache.embed(query)
+    by_model: dict[str, list[UUID]] = {}
+    for corpus_id, space in (await read_spaces(db, scope.effective)).items():
+        by_model.setdefault(space.model, []).append(corpus_id)
+    vectors = {model: await spaces.queries(model).embed(query) for model in by_model}
     async with db.scoped(scope.effective) as conn:
-        rows = await gq.search_communities(conn, embedding, segment_for_search(query), scope.effective,
-                                           limit * CANDIDATES_PER_LIMIT)
+        rows = []
+        for model, corpus_ids in by_model.items():  # each model's communities with the question in its space
+            rows.extend(await gq.search_communities(conn, vectors[model], model, segment_for_search(query),
+                                                    corpus_ids, limit * CANDIDATES_PER_LIMIT))
         scores = _scores(rows)
         picked = _pick(rows, scores, limit)
         if not picked:

@@ -9,11 +9,11 @@ _COLUMNS = "id, app_name, name, label, description, created_at, updated_at"
 
 
 async def insert_corpus(conn: asyncpg.Connection, app_name: str, name: str, label: str,
-                        description: str) -> asyncpg.Record | None:
+                        description: str, embedding_model: str) -> asyncpg.Record | None:
     return await conn.fetchrow(
-        f"""INSERT INTO corpus (app_name, name, label, description) VALUES ($1, $2, $3, $4)
+        f"""INSERT INTO corpus (app_name, name, label, description, embedding_model) VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT (app_name, name) DO NOTHING RETURNING {_COLUMNS}""",
-        app_name, name, label, description,
+        app_name, name, label, description, embedding_model,
     )
 
 

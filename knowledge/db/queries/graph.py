@@ -420,18 +420,20 @@ async def set_community_parents(conn: asyncpg.Connection, child_ids: Sequence[in
 
 # -------------------- global search
 
-async def search_communities(conn: asyncpg.Connection, embedding: np.ndarray, query_text: str,
+async def search_communities(conn: asyncpg.Connection, embedding: np.ndarray, model: str, query_text: str,
                              corpus_ids: Sequence[UUID], candidate_limit: int) -> list[asyncpg.Record]:
-    """Candidate communities: the nearest by embedding plus the best keyword matches (union)."""
+    """Candidate communities: the nearest by embedding plus the best keyword matches (union), of the corpora on
+    ``model``, the model ``embedding`` is of (one snapshot reads each corpus's model and its vectors)."""
     return await conn.fetch(
         """WITH q AS (SELECT ne_or_tsquery($2) AS tsq),
+           in_space AS (SELECT array_agg(id) AS ids FROM corpus WHERE id = ANY($3::uuid[]) AND embedding_model = $5),
            semantic AS (
-               SELECT c.id FROM kg_community c
-               WHERE c.corpus_id = ANY($3::uuid[]) AND c.embedding IS NOT NULL
+               SELECT c.id FROM kg_community c, in_space
+               WHERE c.corpus_id = ANY(in_space.ids) AND c.embedding IS NOT NULL
                ORDER BY c.embedding <=> $1 LIMIT $4),
            keyword AS (
-               SELECT c.id, ts_rank_cd(c.search_vector, q.tsq, 1) AS rank FROM kg_community c, q
-               WHERE q.tsq IS NOT NULL AND c.corpus_id = ANY($3::uuid[]) AND c.search_vector @@ q.tsq
+               SELECT c.id, ts_rank_cd(c.search_vector, q.tsq, 1) AS rank FROM kg_community c, q, in_space
+               WHERE q.tsq IS NOT NULL AND c.corpus_id = ANY(in_space.ids) AND c.search_vector @@ q.tsq
                ORDER BY rank DESC LIMIT $4),
            candidates AS (SELECT id FROM semantic UNION SELECT id FROM keyword)
            SELECT c.id, c.corpus_id, c.level, c.parent_id, c.title, c.summary, c.member_count,
@@ -440,7 +442,7 @@ async def search_communities(conn: asyncpg.Connection, embedding: np.ndarray, qu
            FROM candidates JOIN kg_community c ON c.id = candidates.id
            LEFT JOIN keyword kw ON kw.id = c.id
            ORDER BY c.id""",
-        embedding, query_text, list(corpus_ids), candidate_limit,
+        embedding, query_text, list(corpus_ids), candidate_limit, model,
     )
 
 

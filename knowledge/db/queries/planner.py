@@ -154,8 +154,8 @@ async def select_entity_hops(conn: asyncpg.Connection, chunk_ids: Sequence[int],
     An entity is specific when its copies are mentioned at most ``max_mentions`` times (a cheap bound read
     from kg_entity) and in at most ``max_chunks`` chunks of ``corpus_ids``; stopword-like canonicals never are.
     Rows: from_chunk_id, canonical_id, name, chunk_id, corpus_id, chunk_count, query_similarity (cosine of the
-    canonical entity's embedding and ``embedding``; NULL without one). Rows that tie on the order may come in
-    any order of canonical_id.
+    canonical entity's embedding and ``embedding``; NULL without one, or with one of another model). Rows that tie
+    on the order may come in any order of canonical_id.
     """
     return await conn.fetch(
         """WITH source AS (
@@ -181,11 +181,14 @@ async def select_entity_hops(conn: asyncpg.Connection, chunk_ids: Sequence[int],
                GROUP BY canonical_id HAVING count(*) <= $4
            )
            SELECT s.from_chunk_id, r.canonical_id, c.canonical_name AS name, r.chunk_id, r.corpus_id, z.chunk_count,
-                  (1 - (c.primary_embedding <=> $5::vector))::float8 AS query_similarity
+                  -- a centroid of another model than the question's (a corpus mid-way) is not compared
+                  CASE WHEN c.embedding_model IS NULL OR c.embedding_model = co.embedding_model
+                       THEN (1 - (c.primary_embedding <=> $5::vector))::float8 END AS query_similarity
            FROM source s
            JOIN sized z ON z.canonical_id = s.canonical_id
            JOIN reached r ON r.canonical_id = s.canonical_id AND r.chunk_id <> s.from_chunk_id
            JOIN kg_entity_canonical c ON c.id = s.canonical_id
+           JOIN corpus co ON co.id = r.corpus_id
            ORDER BY s.from_chunk_id, z.chunk_count, r.chunk_id""",
         list(chunk_ids), list(corpus_ids), max_mentions, max_chunks, embedding,
     )

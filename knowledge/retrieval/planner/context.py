@@ -24,6 +24,7 @@ class PlanRequest:
     limit: int
     expand: bool                       # cross-corpus graph stages: two or more corpora, never by the caller
     strict_scope: bool = False
+    embedding_model: str = ""          # every corpus above is on it; "": the configured one (NE_EMBEDDING_MODEL)
 
 
 class SeedHit(NamedTuple):  # named tuples (here and below): made by the dozen a search, for a third of a dataclass

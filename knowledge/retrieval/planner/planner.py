@@ -22,7 +22,6 @@ from prometheus_client import Histogram
 
 from config import Settings
 from knowledge.db.database import Database
-from knowledge.embedding import QueryEmbeddingCache
 from knowledge.metrics import planner_stage_seconds
 from knowledge.retrieval.planner.bridges import BridgeStage
 from knowledge.retrieval.planner.context import PlanState
@@ -35,6 +34,7 @@ from knowledge.retrieval.planner.graph_reads import GraphReads
 from knowledge.retrieval.planner.snapshot_store import GraphSnapshots
 from knowledge.retrieval.planner.neighbourhood_cache import NeighbourhoodCache
 from knowledge.retrieval.planner.query_embedding import QueryEmbeddingStage
+from knowledge.retrieval.embedding_spaces import EmbeddingSpaces
 from knowledge.retrieval.planner.rerank import RerankStage
 from knowledge.retrieval.planner.seed_entities import SeedEntityStage
 from knowledge.retrieval.planner.seed_guess import SeedGuess
@@ -69,11 +69,11 @@ class HybridPlanner:
     seed_guess: SeedGuess | None = None
 
     @classmethod
-    def default(cls, db: Database, query_cache: QueryEmbeddingCache, neighbourhoods: NeighbourhoodCache,
+    def default(cls, db: Database, spaces: EmbeddingSpaces, neighbourhoods: NeighbourhoodCache,
                 settings: Settings | None = None, snapshots: GraphSnapshots | None = None) -> "HybridPlanner":
         settings = settings or db.settings
         reads = GraphReads(db, settings, neighbourhoods, snapshots)
-        planner = cls(QueryEmbeddingStage(query_cache), (
+        planner = cls(QueryEmbeddingStage(spaces), (
             SeedStage(db, settings.planner),
             SeedEntityStage(settings, reads),
             BridgeStage(settings.planner, reads),

@@ -1,9 +1,10 @@
-"""Stage: embed the query (through the LRU query-embedding cache), off the event loop so the timeout holds."""
+"""Stage: embed the query with the model of the request's corpora (through its LRU query-embedding cache), off the
+event loop so the timeout holds."""
 from __future__ import annotations
 
 from typing import Any
 
-from knowledge.embedding import QueryEmbeddingCache
+from knowledge.retrieval.embedding_spaces import EmbeddingSpaces
 from knowledge.retrieval.planner.context import PlanState
 
 
@@ -11,9 +12,10 @@ class QueryEmbeddingStage:
     name = "embed"
     graph_only = False
 
-    def __init__(self, query_cache: QueryEmbeddingCache) -> None:
-        self.query_cache = query_cache
+    def __init__(self, spaces: EmbeddingSpaces) -> None:
+        self.spaces = spaces
 
     async def run(self, state: PlanState) -> dict[str, Any]:
-        state.embedding = await self.query_cache.embed(state.request.query)
-        return {"dimension": int(state.embedding.shape[0])}
+        model = state.request.embedding_model or self.spaces.settings.embedding_model
+        state.embedding = await self.spaces.queries(model).embed(state.request.query)
+        return {"dimension": int(state.embedding.shape[0]), "model": model}

@@ -127,8 +127,10 @@ async def select_nearest_canonicals_many(conn: asyncpg.Connection, app_scope: st
     corpora = require_corpus_filter({corpus_id for _, _, corpus_id in queries})
     rows = await conn.fetch(
         """SELECT q.ord, n.id, n.canonical_name_normalized, n.canonical_type, n.similarity
-           FROM unnest($2::text[], $3::vector[], $4::uuid[]) WITH ORDINALITY AS q(canonical_type, embedding,
-                                                                                 corpus_id, ord)
+           FROM (SELECT u.*, co.embedding_model AS model  -- centroids of other models are not comparable
+                 FROM unnest($2::text[], $3::vector[], $4::uuid[]) WITH ORDINALITY AS u(canonical_type, embedding,
+                                                                                       corpus_id, ord)
+                 JOIN corpus co ON co.id = u.corpus_id) q
            CROSS JOIN LATERAL (
                SELECT u.id, u.canonical_name_normalized, u.canonical_type, (1 - u.distance)::float8 AS similarity
                FROM ((SELECT c.id, c.canonical_name_normalized, c.canonical_type,
@@ -136,6 +138,7 @@ async def select_nearest_canonicals_many(conn: asyncpg.Connection, app_scope: st
                       FROM kg_entity_canonical c
                       WHERE c.app_scope = $1 AND c.canonical_type = q.canonical_type
                         AND c.primary_embedding IS NOT NULL AND c.in_vector_index
+                        AND (c.embedding_model IS NULL OR c.embedding_model = q.model)
                       ORDER BY c.primary_embedding <=> q.embedding
                       LIMIT $5)
                      UNION ALL
@@ -144,6 +147,7 @@ async def select_nearest_canonicals_many(conn: asyncpg.Connection, app_scope: st
                       FROM kg_entity_canonical c
                       WHERE c.app_scope = $1 AND c.canonical_type = q.canonical_type
                         AND c.primary_embedding IS NOT NULL AND NOT c.in_vector_index
+                        AND (c.embedding_model IS NULL OR c.embedding_model = q.model)
                       ORDER BY distance
                       LIMIT $5)) u
                ORDER BY u.distance
@@ -213,24 +217,34 @@ async def refresh_canonicals(conn: asyncpg.Connection, canonical_ids: Sequence[i
     )
     ids = sorted(set(ids) | {r["canonical_id"] for r in orphaned if r["canonical_id"] is not None})
     rows = await conn.fetch(
-        """WITH members AS (
-               SELECT a.canonical_id, l2_normalize(avg(e.embedding)) AS centroid,
-                      sum(e.degree)::bigint AS degree, count(*)::int AS member_count,
-                      EXISTS (SELECT 1 FROM kg_canonical_review r
-                              WHERE r.canonical_id = a.canonical_id AND r.status = 'pending') AS under_review
-               FROM kg_entity_alias a JOIN kg_entity e ON e.id = a.local_entity_id
-               WHERE a.canonical_id = ANY($1::bigint[]) AND a.corpus_id = ANY($2)
-               GROUP BY a.canonical_id),
+        """WITH member_rows AS (
+               SELECT a.canonical_id, e.embedding, e.degree, co.embedding_model AS model
+               FROM kg_entity_alias a JOIN kg_entity e ON e.id = a.local_entity_id JOIN corpus co ON co.id = a.corpus_id
+               WHERE a.canonical_id = ANY($1::bigint[]) AND a.corpus_id = ANY($2)),
+           -- members on other models than most of them (a corpus mid-way through a model change) stay out
+           space AS (
+               SELECT canonical_id, mode() WITHIN GROUP (ORDER BY model) AS model
+               FROM member_rows WHERE embedding IS NOT NULL GROUP BY canonical_id),
+           members AS (
+               SELECT r.canonical_id, s.model,
+                      l2_normalize(avg(r.embedding) FILTER (WHERE r.model = s.model)) AS centroid,
+                      sum(r.degree)::bigint AS degree, count(*)::int AS member_count,
+                      EXISTS (SELECT 1 FROM kg_canonical_review rv
+                              WHERE rv.canonical_id = r.canonical_id AND rv.status = 'pending') AS under_review
+               FROM member_rows r LEFT JOIN space s ON s.canonical_id = r.canonical_id
+               GROUP BY r.canonical_id, s.model),
            changed AS (
                -- rows whose values did not change are not rewritten (an HNSW entry per rewrite is costly)
                UPDATE kg_entity_canonical c
-               SET primary_embedding = m.centroid, degree = m.degree, member_count = m.member_count,
+               SET primary_embedding = m.centroid, embedding_model = coalesce(m.model, c.embedding_model),
+                   degree = m.degree, member_count = m.member_count,
                    is_stopword_like = m.degree > $3 OR c.canonical_name_normalized = ANY($4::text[]),
                    is_under_review = m.under_review,
                    needs_refresh = false, updated_at = now()
                FROM members m
                WHERE c.id = m.canonical_id
                  AND (c.primary_embedding IS DISTINCT FROM m.centroid OR c.degree <> m.degree
+                      OR c.embedding_model IS DISTINCT FROM coalesce(m.model, c.embedding_model)
                       OR c.member_count <> m.member_count
                       OR c.is_stopword_like <> (m.degree > $3 OR c.canonical_name_normalized = ANY($4::text[]))
                       OR c.is_under_review <> m.under_review OR c.needs_refresh)

@@ -1,0 +1,1 @@
+"""Moving corpora to another embedding model (docs/design.md section 7)."""
