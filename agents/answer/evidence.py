@@ -111,6 +111,12 @@ class _Chain:
         return candidate.graph_expanded and bool(candidate.via) and candidate.via <= self.named \
             and candidate.via <= candidate.words
 
+    def bridge_pending(self, chosen: list[_Candidate], candidates: list[_Candidate]) -> bool:
+        """The chosen sentences name an entity the question does not, over which the retriever followed a bridge,
+        and no bridged sentence is chosen yet: they are only the chain's first link."""
+        return not any(c.graph_expanded for c in chosen) and any(
+            self.completes_bridge(c) and not c.via & self.asked for c in candidates)
+
     def take(self, candidate: _Candidate) -> None:
         for word in candidate.words & self.focus.keys():
             self.focus[word] *= COVERED_WEIGHT
@@ -211,9 +217,7 @@ def select_evidence(query: str, results: list[dict[str, Any]], limit: int = MAX_
         scores[best] = gain
         per_source[best.citation_id] = per_source.get(best.citation_id, 0) + 1
         chain.take(best)
-        # sentences naming a bridge entity the retriever followed, with no bridged one yet, are only the first link
-        bridge_pending = not any(c.graph_expanded for c in chosen) and any(map(chain.completes_bridge, candidates))
-        if not bridge_pending and chain.complete(chosen, coverable):
+        if not chain.bridge_pending(chosen, candidates) and chain.complete(chosen, coverable):
             break
     if not chosen:
         top = sentences(_text(results[0]))[:1] if results else []
