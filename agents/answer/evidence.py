@@ -169,19 +169,27 @@ def _rarity(candidates: list[_Candidate]) -> dict[str, float]:
     return {word: math.log(1 + total / count) for word, count in frequency.items()}
 
 
-def _chain_order(chosen: list[_Candidate], asked: set[str]) -> list[_Candidate]:
-    """The chosen sentences as a chain: each next to the one it shares a name with, and a graph-expanded
-    sentence after the sentence naming its bridge entity (the linking fact leads); otherwise in pick order."""
+def _chain_order(chosen: list[_Candidate], query: str) -> list[_Candidate]:
+    """The chosen sentences as a chain: each next to the one it shares a name with, a graph-expanded sentence after
+    the sentence naming its bridge entity (the linking fact leads), and read from the question's end ("the CEO of
+    the parent of the provider *from the February incident*" starts at the incident)."""
+    asked = terms(query)
+    folded = query.casefold()
+
     def linked(a: _Candidate, b: _Candidate) -> bool:
         return bool((a.names | b.names) & a.words & b.words - asked)
 
     def leads(a: _Candidate, b: _Candidate) -> bool:
         return b.graph_expanded and bool(b.via) and a.citation_id != b.citation_id and b.via <= a.names
 
-    def fit(order: tuple[_Candidate, ...]) -> tuple[int, int, list[int]]:
+    def position(c: _Candidate) -> float:
+        found = [folded.find(word) for word in c.words & asked if word in folded]
+        return sum(found) / len(found) if found else -1.0
+
+    def fit(order: tuple[_Candidate, ...]) -> tuple[int, int, list[float]]:
         misplaced = sum(leads(b, a) for i, a in enumerate(order) for b in order[i + 1:])
         links = sum(linked(a, b) for a, b in zip(order, order[1:]))
-        return -misplaced, links, [-chosen.index(c) for c in order]
+        return -misplaced, links, [position(c) for c in order]
 
     return list(max(itertools.permutations(chosen), key=fit))
 
@@ -222,4 +230,4 @@ def select_evidence(query: str, results: list[dict[str, Any]], limit: int = MAX_
     if not chosen:
         top = sentences(_text(results[0]))[:1] if results else []
         return [Evidence(s, int(results[0].get("citation_id") or 1), 0.0, False) for s in top]
-    return [Evidence(c.sentence, c.citation_id, scores[c], c.graph_expanded) for c in _chain_order(chosen, asked)]
+    return [Evidence(c.sentence, c.citation_id, scores[c], c.graph_expanded) for c in _chain_order(chosen, query)]
