@@ -42,8 +42,10 @@ _SMALL_TALK_RE = re.compile(
 _PAPER_RE = re.compile(r"\b(?:papers?|publications?|articles?|authors?|venues?|published|cited?)\b|论文|文献|作者|发表",
                        re.IGNORECASE)
 _PAPER_CORPUS_RE = re.compile(r"paper|research|publication|论文|文献", re.IGNORECASE)
-# what a question asks for: "which city", "what method", "where", "when" (a paper lookup only when it is papers)
-_ASKED_FOR_RE = re.compile(r"\b(?:which|what)\s+(\w+)|\b(?:where|when)\b", re.IGNORECASE)
+# what a question asks for: "which city", "what method", "where", "when", "哪个城市", "哪里" (a paper lookup only
+# when it is papers: "哪些论文")
+_ASKED_FOR_RE = re.compile(r"\b(?:which|what)\s+(\w+)|\b(?:where|when)\b|哪(?:个|些|篇|家|座|所|位|一)?"
+                           r"([\u4e00-\u9fff]{2})|哪里|哪儿|什么时候|何时", re.IGNORECASE)
 
 
 def _agent_answer(quoted_parts: list[str]) -> str:
@@ -125,7 +127,7 @@ def _wants_papers(turn: Turn) -> bool:
     if "search_knowledge_graph_with_papers" not in turn.tools or not _PAPER_RE.search(turn.query):
         return False
     asked_for = _ASKED_FOR_RE.search(turn.query)  # "the city of the paper's lead author" is not a paper lookup
-    if asked_for is not None and not _PAPER_RE.fullmatch(asked_for.group(1) or ""):
+    if asked_for is not None and not _PAPER_RE.fullmatch(asked_for.group(1) or asked_for.group(2) or ""):
         return False
     scope = turn.context.corpora_in_scope
     return not scope or any(_PAPER_CORPUS_RE.search(f"{ref.name} {ref.label}") for ref in scope)

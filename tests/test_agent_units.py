@@ -114,10 +114,11 @@ def test_the_second_link_of_a_bridge_is_kept_when_it_shares_no_question_word():
 
 
 def test_rare_question_words_outweigh_common_ones():
-    results = [_hit(1, "Project Helios depends on the Aurora Vector Engine for its lookups.", "Project Docs"),
-               _hit(2, "Aurora Vector Engine is open source and keeps its index on SSD.", "Project Docs"),
+    """The retriever's order counts (RANK_PRIOR), but not over the one sentence holding the rare question word."""
+    results = [_hit(1, "Aurora Vector Engine is open source and keeps its index on SSD.", "Project Docs"),
                _hit(3, "Aurora Vector Engine was developed by Dr. Lin Wei and the storage group at Tsinghua "
-                       "University to keep billion-scale embedding collections on flash.", "Research Papers")]
+                       "University to keep billion-scale embedding collections on flash.", "Research Papers"),
+               _hit(2, "Project Helios depends on the Aurora Vector Engine for its lookups.", "Project Docs")]
     [best] = select_evidence("Who developed the Aurora Vector Engine?", results, limit=1)
     assert best.citation_id == 3
 

@@ -5,7 +5,7 @@ import re
 
 MAX_SENTENCE_CHARS = 320
 
-_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?。！？；;])\s+|\n+|(?<=[。！？])")
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?。！？])\s+|\n+|(?<=[。！？])")
 _WORD_RE = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*|[\u4e00-\u9fff]+")
 _ABBREVIATION_RE = re.compile(r"(?:\b(?:dr|mr|mrs|ms|prof|inc|ltd|co|corp|jr|sr|st|vs|no|fig|al|e\.g|i\.e|etc)|\b[a-z])\.$",  # noqa: E501
                               re.IGNORECASE)
@@ -21,6 +21,24 @@ _STOPWORDS = frozenset(
 )
 
 
+# relation words of both languages (and their stems) named by one shared term, so "Who owns ...?" meets "...
+# acquired ...", "谁开发了 ...?" meets "... was developed by ..." (entity -> relation -> entity across evidence)
+_RELATIONS = {
+    "~owns": "own owns owned owner parent subsidiary acquire acquired acquisition bought purchased 收购 并购 母公司 "
+             "子公司 属于 拥有 隶属",
+    "~develops": "develop developed developer create created creator built build invent invented inventor design "
+                 "designed author authored 开发 研发 创建 发明 设计",
+    "~located": "located location based headquarters headquartered 位于 地址 总部 坐落",
+    "~depends": "depend depends rely relies use uses used using 依赖 使用 基于 采用",
+    "~leads": "ceo chief executive head headed lead leads leader led president 首席执行官 总裁 负责人 领导",
+    "~founded": "found founded founder establish established 创立 创办 成立",
+    "~works": "work works worked employ employed employee 工作 就职",
+    "~born": "born birth birthplace 出生",
+    "~died": "die died death 去世 逝世",
+    "~married": "married marry spouse wife husband 结婚 配偶 妻子 丈夫",
+}
+
+
 def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
@@ -29,13 +47,16 @@ def _stem(word: str) -> str:
 
 
 def terms(text: str) -> set[str]:
-    """Content words (crudely stemmed) and Chinese character bigrams of ``text``."""
+    """Content words (crudely stemmed), Chinese character bigrams and the relations named in ``text``."""
     found: set[str] = set()
-    for token in _WORD_RE.findall(text.casefold()):
+    folded = text.casefold()
+    for token in _WORD_RE.findall(folded):
         if "\u4e00" <= token[0] <= "\u9fff":
             found.update(token[i:i + 2] for i in range(max(len(token) - 1, 1)))
         elif len(token) > 2 and token not in _STOPWORDS:
             found.add(_stem(token))
+    found.update(relation for word, relation in _RELATION_OF.items() if word in found)
+    found.update(relation for word, relation in _CHINESE_RELATION_OF.items() if word in folded)
     return found
 
 
@@ -68,3 +89,13 @@ def _split_line(line: str) -> list[str]:
         if len(sentence) >= 12:
             out.append(sentence if len(sentence) <= MAX_SENTENCE_CHARS else sentence[:MAX_SENTENCE_CHARS] + "…")
     return out
+
+
+def has_cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+_RELATION_OF = {_stem(word): relation for relation, words in _RELATIONS.items() for word in words.split()
+                if word.isascii()}
+_CHINESE_RELATION_OF = {word: relation for relation, words in _RELATIONS.items() for word in words.split()
+                        if not word.isascii()}
