@@ -113,7 +113,11 @@ class _Chain:
 
     def bridge_pending(self, chosen: list[_Candidate], candidates: list[_Candidate]) -> bool:
         """The chosen sentences name an entity the question does not, over which the retriever followed a bridge,
-        and no bridged sentence is chosen yet: they are only the chain's first link."""
+        and no bridged sentence is chosen yet: they are only the chain's first link - unless they already hold
+        every word of the question, which leaves the bridge nothing to answer."""
+        covered = set().union(*(c.words for c in chosen))
+        if self.asked & self.rarity.keys() <= covered:
+            return False
         return not any(c.graph_expanded for c in chosen) and any(
             self.completes_bridge(c) and not c.via & self.asked for c in candidates)
 
