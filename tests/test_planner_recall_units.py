@@ -79,7 +79,7 @@ def test_the_enterprise_family_holds_every_demo_query_and_its_lookups():
     kinds = [q["kind"] for q in data["questions"]]
     assert kinds.count("lookup") >= 30 and kinds.count("zh") >= 10
     dataset = EnterpriseSource().load()
-    assert len(dataset.questions) == len(data["questions"]) and len(dataset.passages) == 45
+    assert len(dataset.questions) == len(data["questions"]) and len(dataset.passages) == 48
 
 
 def test_an_enterprise_gold_reference_naming_no_document_is_a_clear_error(tmp_path):
