@@ -68,8 +68,9 @@ async def select_corpus_spaces(conn: asyncpg.Connection, corpus_ids: Sequence[UU
 
 async def require_corpus_model(conn: asyncpg.Connection, corpus_id: UUID, model: str) -> None:
     """In a writing transaction: hold the corpus on ``model`` until commit (a switch waits), or raise
-    CorpusModelChanged when it is on another one."""
-    current = await conn.fetchval("SELECT embedding_model FROM corpus WHERE id = $1 FOR SHARE", corpus_id)
+    CorpusModelChanged when it is on another one. The lock is the one the transaction's own touch of the corpus
+    row takes (an UPDATE of no key column): two writers that took a shared one first would deadlock there."""
+    current = await conn.fetchval("SELECT embedding_model FROM corpus WHERE id = $1 FOR NO KEY UPDATE", corpus_id)
     if current is not None and current != model:
         raise CorpusModelChanged(f"the corpus is on the embedding model {current!r} and this process embeds with "
                                  f"{model!r}: set NE_EMBEDDING_MODEL={current} to write to it; nothing was stored")
