@@ -6,6 +6,7 @@ proves it compared vectors of one model."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import numpy as np
 import pytest
@@ -77,14 +78,33 @@ async def _cosines_to_fresh(kapp, corpus, embedder) -> np.ndarray:
     return np.array([float(np.dot(r["embedding"].to_numpy(), f)) for r, f in zip(rows, fresh)])
 
 
+class _AfterASearchRound:
+    """The migration's model, embedding each part only once a search round has finished since the last part: the
+    searches run between the staged parts whatever the machine's speed (embedding runs on a worker thread)."""
+
+    def __init__(self, model, round_done: threading.Event) -> None:
+        self.model = model
+        self.round_done = round_done
+
+    def embed_tokens(self, texts):
+        assert self.round_done.wait(timeout=60), "no search round finished"
+        self.round_done.clear()
+        return self.model.embed_tokens(texts)
+
+    def __getattr__(self, name):
+        return getattr(self.model, name)
+
+
 async def test_searches_never_fail_or_mix_spaces_during_and_after_a_migration(corpora, projected, embedder):
     kapp, alpha, beta = corpora
     during: list[int] = []
-    migration = _migration(kapp, projected, PROJECTED)
+    round_done = threading.Event()
+    migration = _migration(kapp, _AfterASearchRound(projected, round_done), PROJECTED)
 
     async def search_while_migrating():
         while not done.is_set():
             during.append(await _assert_searches_in_one_space(kapp, alpha, beta))
+            round_done.set()
             await asyncio.sleep(0)
 
     done = asyncio.Event()
