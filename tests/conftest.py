@@ -34,15 +34,16 @@ def pg_dsn(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture(scope="session")
-def new_database(pg_dsn: str) -> Callable[[str], Awaitable[str]]:
-    """Create an empty database and return its DSN."""
+def new_database(pg_dsn: str) -> Callable[..., Awaitable[str]]:
+    """Create an empty database (or a copy of the database ``template``, a DSN) and return its DSN."""
 
-    async def create(prefix: str = "t") -> str:
+    async def create(prefix: str = "t", template: str | None = None) -> str:
         name = f"{prefix}_{os.getpid()}_{next(_db_counter)}"
+        copy = f' TEMPLATE "{template.partition("?")[0].rsplit("/", 1)[1]}"' if template else ""
         conn = await asyncpg.connect(pg_dsn)
         try:
             await conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            await conn.execute(f'CREATE DATABASE "{name}"')
+            await conn.execute(f'CREATE DATABASE "{name}"{copy}')
         finally:
             await conn.close()
         return with_database(pg_dsn, name)

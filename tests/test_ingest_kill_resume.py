@@ -3,12 +3,9 @@ communities being computed) and run again ends with the graph a clean ingest of 
 entities, relations, mentions, communities and canonical links, compared up to row ids."""
 from __future__ import annotations
 
-import asyncio
 import os
 import random
 import shutil
-import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +14,7 @@ import pytest_asyncio
 
 from knowledge.app import KnowledgeApp
 from tests.conftest import REPO_ROOT, make_settings
+from tests.kill_support import killed_when
 
 DEMO = REPO_ROOT / "demo" / "corpora"
 BATCH_SIZE = 4  # parts of 16 chunks: the graph step runs during embedding and a kill can fall between parts
@@ -74,27 +72,8 @@ async def _killed_ingest(dsn: str, folder: Path, data_dir: Path, kill_when: str,
     False if it finished."""
     env = {**os.environ, "NE_DATABASE_URL": dsn, "NE_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1",
            "NE_EMBEDDING_BATCH_SIZE": str(batch_size)}
-    process = subprocess.Popen([sys.executable, "-m", "cli.main", "ingest", str(folder), "--corpus", "notes",
-                                "--no-progress", *extra], cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    conn = await asyncpg.connect(dsn)  # one connection: polling is then a query, and a short window is seen
-    try:
-        while process.poll() is None:
-            try:
-                reached = await conn.fetchval(kill_when)
-            except asyncpg.UndefinedTableError:
-                reached = False  # migrations still running
-            if reached:
-                process.send_signal(signal.SIGKILL)
-                process.wait()
-                return True
-            await asyncio.sleep(0.005)
-        return False
-    finally:
-        await conn.close()
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    command = [sys.executable, "-m", "cli.main", "ingest", str(folder), "--corpus", "notes", "--no-progress", *extra]
+    return await killed_when(command, env, dsn, kill_when)
 
 
 @pytest_asyncio.fixture
